@@ -1,0 +1,70 @@
+package dev.uringactors.ring;
+
+import java.nio.ByteBuffer;
+
+import static dev.uringactors.ring.RingMemory.U32;
+
+/**
+ * The CQ: the kernel posts CQEs and moves the tail; the application reads them and moves the head with release
+ * semantics so that the kernel may reuse the slots.
+ */
+final class CompletionQueue {
+    private final ByteBuffer ring;
+    private final int headOffset;
+    private final int tailOffset;
+    private final int overflowOffset;
+    private final int cqesOffset;
+    private final int mask;
+    final int entries;
+
+    private int localHead;
+    /** Completions without F_MORE: requests that are done. */
+    long finals;
+
+    CompletionQueue(RingMemory cqRing, NativeBuffer params) {
+        this.ring = cqRing.buffer;
+        this.headOffset = params.getInt(80);
+        this.tailOffset = params.getInt(84);
+        this.mask = ring.getInt(params.getInt(88));
+        this.entries = ring.getInt(params.getInt(92));
+        this.overflowOffset = params.getInt(96);
+        this.cqesOffset = params.getInt(100);
+        this.localHead = (int) U32.getAcquire(ring, headOffset);
+    }
+
+    int ready() {
+        return loadAcquireTail() - localHead;
+    }
+
+    /** Hands up to {@code max} CQEs to the handler, each slot released to the kernel before its handler runs. */
+    int reap(CompletionHandler handler, int max) {
+        int tail = loadAcquireTail();
+        int n = 0;
+        while (localHead != tail && n < max) {
+            int at = cqesOffset + ((localHead & mask) << 4);
+            long userData = ring.getLong(at);
+            int res = ring.getInt(at + 8);
+            int flags = ring.getInt(at + 12);
+            storeReleaseHead(++localHead);
+            n++;
+            if (CqeFlags.isFinal(flags)) {
+                finals++;
+            }
+            handler.onCompletion(userData, res, flags);
+        }
+        return n;
+    }
+
+    /** CQEs the kernel dropped because it could not even queue them in its overflow list. */
+    int dropped() {
+        return (int) U32.getAcquire(ring, overflowOffset);
+    }
+
+    private int loadAcquireTail() {
+        return (int) U32.getAcquire(ring, tailOffset);
+    }
+
+    private void storeReleaseHead(int head) {
+        U32.setRelease(ring, headOffset, head);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.uringactors.ring;
+
+/**
+ * An eventfd(2): the way another thread wakes a ring's owner. The owner keeps a READ of it in flight on the
+ * ring, so a {@link #signal()} turns into a completion that ends the owner's wait in io_uring_enter.
+ */
+public final class EventFd implements AutoCloseable {
+    private final int fd;
+    private final NativeBuffer one;
+    private boolean closed;
+
+    private EventFd(int fd) {
+        this.fd = fd;
+        this.one = NativeBuffer.allocate(8);
+        one.putLong(0, 1);
+    }
+
+    public static EventFd create() {
+        int fd = LibC.eventfd(0, LibC.EFD_CLOEXEC);
+        if (fd < 0) {
+            throw new UringException("eventfd", -LibC.negErrno(), null);
+        }
+        return new EventFd(fd);
+    }
+
+    public int fd() {
+        return fd;
+    }
+
+    /** Adds 1 to the counter: one write(2), from any thread. */
+    public void signal() {
+        if (LibC.write(fd, one.address(), 8) != 8) {
+            throw new UringException("write(eventfd)", -LibC.negErrno(), null);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            LibC.close(fd);
+            one.close();
+        }
+    }
+}

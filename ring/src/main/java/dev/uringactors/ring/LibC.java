@@ -1,0 +1,57 @@
+package dev.uringactors.ring;
+
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+
+/**
+ * The few libc calls this module needs, bound by JNA direct mapping: a JNI stub per method, no proxy and no
+ * reflection on the call path. Pointers travel as {@code long} so that no {@code Pointer} is allocated per call.
+ * After a failed call, {@link Native#getLastError()} holds errno.
+ */
+final class LibC {
+    static {
+        Native.register(Platform.C_LIBRARY_NAME);
+    }
+
+    static final int PROT_READ = 0x1;
+    static final int PROT_WRITE = 0x2;
+    static final int MAP_SHARED = 0x01;
+    static final int MAP_POPULATE = 0x08000;
+    static final long MAP_FAILED = -1L;
+    static final int EFD_CLOEXEC = 0x80000;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int O_CLOEXEC = 0x80000;
+    static final int O_NONBLOCK = 0x800;
+
+    private LibC() {
+    }
+
+    // syscall(2) is variadic and direct mapping has no varargs: one overload per arity, and every argument is a
+    // long so that glibc, which reads each variadic argument as 64 bits, never sees garbage in the upper half.
+    static native long syscall(long number, long a1, long a2);
+
+    static native long syscall(long number, long a1, long a2, long a3, long a4);
+
+    static native long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
+    static native long mmap(long addr, long length, int prot, int flags, int fd, long offset);
+
+    static native int munmap(long addr, long length);
+
+    static native int close(int fd);
+
+    static native int eventfd(int initval, int flags);
+
+    static native int pipe2(int[] fds, int flags);
+
+    static native long read(int fd, long buf, long count);
+
+    static native long write(int fd, long buf, long count);
+
+    static native String strerror(int errnum);
+
+    /** errno of the last failed call on this thread, negated the way the kernel reports it in a CQE. */
+    static int negErrno() {
+        return -Native.getLastError();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.uringactors.ring;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Native memory outside the Java heap, for what an SQE points at: I/O buffers, paths, iovecs, timespecs. The GC
+ * never moves it, so its address stays valid while the kernel works on it; {@link #close()} frees it at once.
+ * The owner must keep it until the final completion of every request that points into it.
+ */
+public final class NativeBuffer implements AutoCloseable {
+    private final long base;
+    private final long address;
+    private final long size;
+    private final Pointer pointer;
+    private boolean freed;
+
+    private NativeBuffer(long size, int alignment) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive: " + size);
+        }
+        if (Integer.bitCount(alignment) != 1) {
+            throw new IllegalArgumentException("alignment must be a power of two: " + alignment);
+        }
+        this.base = Native.malloc(size + alignment - 1);
+        if (base == 0) {
+            throw new OutOfMemoryError("malloc(" + (size + alignment - 1) + ") failed");
+        }
+        this.address = (base + alignment - 1) & -(long) alignment;
+        this.size = size;
+        this.pointer = new Pointer(address);
+        pointer.setMemory(0, size, (byte) 0);
+    }
+
+    /** {@code size} zeroed bytes. */
+    public static NativeBuffer allocate(long size) {
+        return new NativeBuffer(size, 16);
+    }
+
+    /** {@code size} zeroed bytes at an address that is a multiple of {@code alignment} (4096 for O_DIRECT). */
+    public static NativeBuffer allocateAligned(long size, int alignment) {
+        return new NativeBuffer(size, alignment);
+    }
+
+    /** A NUL-terminated UTF-8 copy of {@code s}: what OPENAT and STATX take as a path. */
+    public static NativeBuffer ofString(String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        NativeBuffer b = allocate(bytes.length + 1L);
+        b.pointer.write(0, bytes, 0, bytes.length);
+        return b;
+    }
+
+    /** A {@code struct __kernel_timespec} holding {@code d}: what TIMEOUT and LINK_TIMEOUT point at. */
+    public static NativeBuffer timespec(Duration d) {
+        NativeBuffer b = allocate(16);
+        b.putLong(0, d.getSeconds());
+        b.putLong(8, d.getNano());
+        return b;
+    }
+
+    public long address() {
+        checkLive();
+        return address;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    /** A direct little-endian view of the whole buffer; valid until {@link #close()}. */
+    public ByteBuffer asByteBuffer() {
+        checkLive();
+        return pointer.getByteBuffer(0, size).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public void putLong(long offset, long value) {
+        checkLive();
+        pointer.setLong(offset, value);
+    }
+
+    public long getLong(long offset) {
+        checkLive();
+        return pointer.getLong(offset);
+    }
+
+    public void putInt(long offset, int value) {
+        checkLive();
+        pointer.setInt(offset, value);
+    }
+
+    public int getInt(long offset) {
+        checkLive();
+        return pointer.getInt(offset);
+    }
+
+    public void write(long offset, byte[] src, int from, int length) {
+        checkLive();
+        pointer.write(offset, src, from, length);
+    }
+
+    public void read(long offset, byte[] dst, int from, int length) {
+        checkLive();
+        pointer.read(offset, dst, from, length);
+    }
+
+    @Override
+    public void close() {
+        if (!freed) {
+            freed = true;
+            Native.free(base);
+        }
+    }
+
+    private void checkLive() {
+        if (freed) {
+            throw new IllegalStateException("native buffer already freed");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.uringactors.ring;
+
+/** Flags of single ops, carried in the SQE's op-flags word or its {@code len}, as the kernel names them. */
+public final class OpFlags {
+    /** FSYNC: only data, as fdatasync(2). */
+    public static final int FSYNC_DATASYNC = 1;
+
+    /** TIMEOUT: the timespec is an absolute time. */
+    public static final int TIMEOUT_ABS = 1;
+    /** TIMEOUT: measure against CLOCK_BOOTTIME. */
+    public static final int TIMEOUT_BOOTTIME = 1 << 2;
+    /** TIMEOUT: measure against CLOCK_REALTIME. */
+    public static final int TIMEOUT_REALTIME = 1 << 3;
+    /** TIMEOUT: an expiry completes with 0 instead of -ETIME (5.16). */
+    public static final int TIMEOUT_ETIME_SUCCESS = 1 << 5;
+
+    /** ASYNC_CANCEL: cancel every match, not just the first (5.19). */
+    public static final int ASYNC_CANCEL_ALL = 1;
+    /** ASYNC_CANCEL: match on the file descriptor instead of user_data (5.19). */
+    public static final int ASYNC_CANCEL_FD = 1 << 1;
+    /** ASYNC_CANCEL: match any request (5.19). */
+    public static final int ASYNC_CANCEL_ANY = 1 << 2;
+
+    /** POLL_ADD, in {@code len}: stay armed, one CQE per event, with F_MORE (5.13). */
+    public static final int POLL_ADD_MULTI = 1;
+    public static final int POLLIN = 0x001;
+    public static final int POLLOUT = 0x004;
+    public static final int POLLERR = 0x008;
+    public static final int POLLHUP = 0x010;
+
+    /** OPENAT: open flags (fcntl.h, x86_64). */
+    public static final int O_RDONLY = 0;
+    public static final int O_WRONLY = 1;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0x40;
+    public static final int O_TRUNC = 0x200;
+    public static final int O_APPEND = 0x400;
+    public static final int O_DIRECT = 0x4000;
+    public static final int O_CLOEXEC = 0x80000;
+    /** The dirfd meaning "relative to the current directory". */
+    public static final int AT_FDCWD = -100;
+
+    /** STATX: the basic fields (mode, size, times...). */
+    public static final int STATX_BASIC_STATS = 0x7ff;
+
+    /** The file_index that asks the kernel to pick a free registered-file slot (5.19). */
+    public static final int FILE_INDEX_ALLOC = -1;
+
+    private OpFlags() {
+    }
+}

@@ -1,0 +1,199 @@
+package dev.uringactors.ring;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One submission queue entry, as handed out by {@link Ring#nextSqe()}: a reused view, valid until the next call
+ * to {@code nextSqe()}. Apply exactly one {@code prep*} method (it sets every field), then the optional setters.
+ * The prep methods follow liburing's {@code io_uring_prep_*}: same names, same arguments, one op each. Every
+ * address is native memory that must stay valid until the request's final completion.
+ *
+ * <p>Layout (64 bytes): opcode u8 @0, flags u8 @1, ioprio u16 @2, fd s32 @4, off/addr2 u64 @8, addr u64 @16,
+ * len u32 @24, op flags u32 @28, user_data u64 @32, buf_index/buf_group u16 @40, personality u16 @42,
+ * splice_fd_in/file_index s32 @44, addr3 u64 @48, pad u64 @56.
+ */
+public final class Sqe {
+    private final ByteBuffer sqes;
+    private final SubmissionQueue queue;
+    private int at;
+
+    Sqe(ByteBuffer sqes, SubmissionQueue queue) {
+        this.sqes = sqes;
+        this.queue = queue;
+    }
+
+    void moveTo(int offset) {
+        at = offset;
+    }
+
+    /** Fills every field of the SQE for a plain request; the base of every other prep method. */
+    public Sqe prepRw(Opcode op, int fd, long addr, int len, long offset) {
+        ByteBuffer b = sqes;
+        int p = at;
+        b.putLong(p, op.code() | ((long) fd << 32));
+        b.putLong(p + 8, offset);
+        b.putLong(p + 16, addr);
+        b.putLong(p + 24, Integer.toUnsignedLong(len));
+        b.putLong(p + 32, 0);
+        b.putLong(p + 40, 0);
+        b.putLong(p + 48, 0);
+        b.putLong(p + 56, 0);
+        return this;
+    }
+
+    /** Does nothing and completes with 0: measures the ring itself. */
+    public Sqe prepNop() {
+        return prepRw(Opcode.NOP, -1, 0, 0, 0);
+    }
+
+    /** pread(2) of {@code len} bytes at {@code offset} into {@code buf}; offset -1 reads at the file position. */
+    public Sqe prepRead(int fd, long buf, int len, long offset) {
+        return prepRw(Opcode.READ, fd, buf, len, offset);
+    }
+
+    public Sqe prepWrite(int fd, long buf, int len, long offset) {
+        return prepRw(Opcode.WRITE, fd, buf, len, offset);
+    }
+
+    /** preadv(2): {@code iovecs} points at {@code count} {@code struct iovec} (16 bytes each). */
+    public Sqe prepReadv(int fd, long iovecs, int count, long offset) {
+        return prepRw(Opcode.READV, fd, iovecs, count, offset);
+    }
+
+    public Sqe prepWritev(int fd, long iovecs, int count, long offset) {
+        return prepRw(Opcode.WRITEV, fd, iovecs, count, offset);
+    }
+
+    /** A read into registered buffer {@code bufIndex}; {@code buf} must lie inside it. */
+    public Sqe prepReadFixed(int fd, long buf, int len, long offset, int bufIndex) {
+        return prepRw(Opcode.READ_FIXED, fd, buf, len, offset).bufIndex(bufIndex);
+    }
+
+    public Sqe prepWriteFixed(int fd, long buf, int len, long offset, int bufIndex) {
+        return prepRw(Opcode.WRITE_FIXED, fd, buf, len, offset).bufIndex(bufIndex);
+    }
+
+    /** openat(2): {@code path} is a NUL-terminated string ({@link NativeBuffer#ofString}); completes with the fd. */
+    public Sqe prepOpenat(int dirfd, long path, int flags, int mode) {
+        return prepRw(Opcode.OPENAT, dirfd, path, mode, 0).opFlags(flags);
+    }
+
+    /** openat(2) into registered-file slot {@code slot}, or a free one with {@link OpFlags#FILE_INDEX_ALLOC}. */
+    public Sqe prepOpenatDirect(int dirfd, long path, int flags, int mode, int slot) {
+        return prepOpenat(dirfd, path, flags, mode).fileIndex(slot == OpFlags.FILE_INDEX_ALLOC ? slot : slot + 1);
+    }
+
+    public Sqe prepClose(int fd) {
+        return prepRw(Opcode.CLOSE, fd, 0, 0, 0);
+    }
+
+    /** Closes registered-file slot {@code slot}. */
+    public Sqe prepCloseDirect(int slot) {
+        return prepClose(0).fileIndex(slot + 1);
+    }
+
+    /** statx(2) into {@code statxBuf} (256 bytes). */
+    public Sqe prepStatx(int dirfd, long path, int flags, int mask, long statxBuf) {
+        return prepRw(Opcode.STATX, dirfd, path, mask, statxBuf).opFlags(flags);
+    }
+
+    /** fsync(2), or fdatasync(2) with {@link OpFlags#FSYNC_DATASYNC}. */
+    public Sqe prepFsync(int fd, int flags) {
+        return prepRw(Opcode.FSYNC, fd, 0, 0, 0).opFlags(flags);
+    }
+
+    /**
+     * Completes with -ETIME when the timespec at {@code ts} has passed, or with 0 once {@code count} other
+     * requests have completed (0 = time only).
+     */
+    public Sqe prepTimeout(long ts, int count, int flags) {
+        return prepRw(Opcode.TIMEOUT, -1, ts, 1, count).opFlags(flags);
+    }
+
+    /** Cancels the SQE linked before this one (IO_LINK) if it has not completed by the timespec at {@code ts}. */
+    public Sqe prepLinkTimeout(long ts, int flags) {
+        return prepRw(Opcode.LINK_TIMEOUT, -1, ts, 1, 0).opFlags(flags);
+    }
+
+    public Sqe prepTimeoutRemove(long userData, int flags) {
+        return prepRw(Opcode.TIMEOUT_REMOVE, -1, userData, 0, 0).opFlags(flags);
+    }
+
+    /** Cancels the request carrying {@code userData}, or others chosen by {@link OpFlags} ASYNC_CANCEL_* bits. */
+    public Sqe prepCancel(long userData, int flags) {
+        return prepRw(Opcode.ASYNC_CANCEL, -1, userData, 0, 0).opFlags(flags);
+    }
+
+    /** Cancels requests on {@code fd}. */
+    public Sqe prepCancelFd(int fd, int flags) {
+        return prepRw(Opcode.ASYNC_CANCEL, fd, 0, 0, 0).opFlags(flags | OpFlags.ASYNC_CANCEL_FD);
+    }
+
+    /** Completes once with the ready {@code events} mask ({@link OpFlags} POLL*). */
+    public Sqe prepPollAdd(int fd, int events) {
+        return prepRw(Opcode.POLL_ADD, fd, 0, 0, 0).opFlags(events);
+    }
+
+    /** Stays armed: a CQE with F_MORE per readiness event, until cancelled or an error. */
+    public Sqe prepPollMultishot(int fd, int events) {
+        return prepRw(Opcode.POLL_ADD, fd, 0, OpFlags.POLL_ADD_MULTI, 0).opFlags(events);
+    }
+
+    public Sqe prepPollRemove(long userData) {
+        return prepRw(Opcode.POLL_REMOVE, -1, userData, 0, 0);
+    }
+
+    /** Posts a CQE with {@code res} and {@code userData} on the ring {@code ringFd}: a message between rings. */
+    public Sqe prepMsgRing(int ringFd, int res, long userData, int flags) {
+        return prepRw(Opcode.MSG_RING, ringFd, 0, res, userData).opFlags(flags); // addr 0 = IORING_MSG_DATA
+    }
+
+    public Sqe userData(long userData) {
+        sqes.putLong(at + 32, userData);
+        return this;
+    }
+
+    /** Sets the {@link SqeFlags} bits (replacing any set before). */
+    public Sqe flags(int flags) {
+        int before = sqes.get(at + 1);
+        if ((flags & SqeFlags.CQE_SKIP_SUCCESS) != 0 && (before & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+            queue.skipSuccess++;
+        } else if ((flags & SqeFlags.CQE_SKIP_SUCCESS) == 0 && (before & SqeFlags.CQE_SKIP_SUCCESS) != 0) {
+            queue.skipSuccess--;
+        }
+        sqes.put(at + 1, (byte) flags);
+        return this;
+    }
+
+    public Sqe ioprio(int ioprio) {
+        sqes.putShort(at + 2, (short) ioprio);
+        return this;
+    }
+
+    /** The op-specific flags word (rw_flags, open_flags, timeout_flags, poll32_events...). */
+    public Sqe opFlags(int flags) {
+        sqes.putInt(at + 28, flags);
+        return this;
+    }
+
+    public Sqe bufIndex(int index) {
+        sqes.putShort(at + 40, (short) index);
+        return this;
+    }
+
+    /** The provided-buffer group to pick from, with {@link SqeFlags#BUFFER_SELECT}. */
+    public Sqe bufGroup(int group) {
+        return bufIndex(group);
+    }
+
+    /** The raw {@code file_index} field (1-based slot, or {@link OpFlags#FILE_INDEX_ALLOC}). */
+    public Sqe fileIndex(int fileIndex) {
+        sqes.putInt(at + 44, fileIndex);
+        return this;
+    }
+
+    public Sqe addr3(long addr3) {
+        sqes.putLong(at + 48, addr3);
+        return this;
+    }
+}

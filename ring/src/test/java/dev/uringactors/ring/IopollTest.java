@@ -1,0 +1,67 @@
+package dev.uringactors.ring;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+@ExtendWith(RequiresIoUring.class)
+class IopollTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void odirectReadOnAnIopollRingWorksOrSaysTheDeviceHasNoPollQueues() throws Exception {
+        Path file = dir.resolve("direct");
+        Files.write(file, new byte[8192]);
+        Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
+        assumeTrue(queue.isPresent(), "the temp dir is not on a block device, so O_DIRECT polling cannot be tried");
+
+        int fd;
+        try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
+            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.O_DIRECT, 0)
+                    .userData(1);
+            fd = Reaped.await(plain, 1).byUserData(1).res();
+            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
+        }
+        try (Ring ring = Ring.open(4, SetupFlag.IOPOLL); NativeBuffer buf = NativeBuffer.allocateAligned(4096, 4096)) {
+            ring.nextSqe().prepRead(fd, buf.address(), 4096, 0).userData(2);
+            int res = Reaped.await(ring, 1).byUserData(2).res();
+            if (queue.get().polled()) {
+                assertEquals(4096, res, "the device has poll queues: the polled read works");
+            } else {
+                assertEquals(-Errno.EOPNOTSUPP, res);
+                UringException e = UringException.ofResult(Opcode.READ, res, file.toString(), ring.setupFlags());
+                String hint = e.hint().orElseThrow();
+                assertTrue(hint.contains("no poll queues"), hint);
+                assertTrue(hint.contains(queue.get().ioPollFile().toString()), "names the sysfs file: " + hint);
+            }
+        } finally {
+            try (Ring closer = Ring.open(4)) {
+                closer.nextSqe().prepClose(fd).userData(3);
+                Reaped.await(closer, 1);
+            }
+        }
+    }
+
+    @Test
+    void hybridIopollIsAcceptedWithIopoll() {
+        assumeTrue(RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL), "HYBRID_IOPOLL needs kernel 6.13");
+        try (Ring ring = Ring.open(4, SetupFlag.IOPOLL, SetupFlag.HYBRID_IOPOLL)) {
+            assertTrue(ring.has(SetupFlag.HYBRID_IOPOLL));
+        }
+    }
+
+    @Test
+    void filesOffBlockDevicesHaveNoDeviceQueue() {
+        assertTrue(PolledIo.of(Path.of("/proc/self/status")).isEmpty());
+        assertTrue(!PolledIo.supported(Path.of("/proc/self/status")));
+    }
+}
