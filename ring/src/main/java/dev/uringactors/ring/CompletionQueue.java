@@ -36,21 +36,28 @@ final class CompletionQueue {
         return loadAcquireTail() - localHead;
     }
 
-    /** Hands up to {@code max} CQEs to the handler, each slot released to the kernel before its handler runs. */
+    /**
+     * Hands up to {@code max} CQEs to the handler. The head moves once, after the batch (or when a handler
+     * throws, past the CQE that threw), so the kernel may reuse exactly the slots that were handed out.
+     */
     int reap(CompletionHandler handler, int max) {
         int tail = loadAcquireTail();
+        int head = localHead;
         int n = 0;
-        while (localHead != tail && n < max) {
-            int at = cqesOffset + ((localHead & mask) << 4);
-            long userData = ring.getLong(at);
-            int res = ring.getInt(at + 8);
-            int flags = ring.getInt(at + 12);
-            storeReleaseHead(++localHead);
-            n++;
-            if (CqeFlags.isFinal(flags)) {
-                finals++;
+        try {
+            while (head != tail && n < max) {
+                int at = cqesOffset + ((head & mask) << 4);
+                head++;
+                n++;
+                int flags = ring.getInt(at + 12);
+                if (CqeFlags.isFinal(flags)) {
+                    finals++;
+                }
+                handler.onCompletion(ring.getLong(at), ring.getInt(at + 8), flags);
             }
-            handler.onCompletion(userData, res, flags);
+        } finally {
+            localHead = head;
+            storeReleaseHead(head);
         }
         return n;
     }

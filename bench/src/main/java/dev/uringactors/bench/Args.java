@@ -1,0 +1,42 @@
+package dev.uringactors.bench;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** {@code --name value} options of a bench command, with typed defaults and a clear error for bad input. */
+final class Args {
+    private final Map<String, String> values = new HashMap<>();
+
+    Args(String[] args, int from) {
+        for (int i = from; i < args.length; i += 2) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected --name value pairs, got: " + args[i]);
+            }
+            values.put(args[i].substring(2), args[i + 1]);
+        }
+    }
+
+    int intValue(String name, int fallback) {
+        String v = values.get(name);
+        try {
+            return v == null ? fallback : Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " takes a whole number, got: " + v);
+        }
+    }
+
+    String string(String name, String fallback) {
+        return values.getOrDefault(name, fallback);
+    }
+
+    boolean bool(String name, boolean fallback) {
+        String v = values.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("--" + name + " takes true or false, got: " + v);
+        }
+        return Boolean.parseBoolean(v);
+    }
+}
