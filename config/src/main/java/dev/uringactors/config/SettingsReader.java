@@ -1,0 +1,125 @@
+package dev.uringactors.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Reads one key of the {@code uring} block and checks it. Every failure is a {@link ConfigException.BadValue}
+ * naming the full HOCON path, the value found and what is allowed.
+ */
+final class SettingsReader {
+    private static final String ROOT = "uring.";
+    private final Config uring;
+
+    SettingsReader(Config uring) {
+        this.uring = uring;
+    }
+
+    static ConfigException.BadValue bad(String key, String allowed, Object value) {
+        return new ConfigException.BadValue(ROOT + key, "must be " + allowed + ", got " + value);
+    }
+
+    private String raw(String key) {
+        return uring.getValue(key).render();
+    }
+
+    int intIn(String key, int min, int max) {
+        int v;
+        try {
+            v = uring.getInt(key);
+        } catch (ConfigException.WrongType e) {
+            throw bad(key, "a whole number from " + min + " to " + max, raw(key));
+        }
+        if (v < min || v > max) {
+            throw bad(key, "a whole number from " + min + " to " + max, v);
+        }
+        return v;
+    }
+
+    /** A power of two in [min, max]; "auto" gives {@code auto}. */
+    int powerOfTwoOrAuto(String key, int min, int max, int auto) {
+        if (isAuto(key)) {
+            return auto;
+        }
+        String allowed = "a power of two from " + min + " to " + max + (auto < 0 ? "" : " or auto");
+        int v;
+        try {
+            v = uring.getInt(key);
+        } catch (ConfigException.WrongType e) {
+            throw bad(key, allowed, raw(key));
+        }
+        if (v < min || v > max || Integer.bitCount(v) != 1) {
+            throw bad(key, allowed, v);
+        }
+        return v;
+    }
+
+    int intOrAuto(String key, int min, int max, int auto) {
+        return isAuto(key) ? auto : intIn(key, min, max);
+    }
+
+    boolean isAuto(String key) {
+        return uring.getValue(key).unwrapped().equals("auto");
+    }
+
+    boolean bool(String key) {
+        try {
+            return uring.getBoolean(key);
+        } catch (ConfigException.WrongType e) {
+            throw bad(key, "on or off", raw(key));
+        }
+    }
+
+    <E extends Enum<E>> E oneOf(String key, Class<E> type) {
+        String v = uring.getString(key);
+        try {
+            return Enum.valueOf(type, v.toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            String allowed = String.join(" | ", Arrays.stream(type.getEnumConstants())
+                    .map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
+            throw bad(key, "one of " + allowed, "'" + v + "'");
+        }
+    }
+
+    Duration duration(String key, Duration min, Duration max) {
+        Duration d;
+        try {
+            d = uring.getDuration(key);
+        } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+            throw bad(key, "a duration such as 10ms or 5s", raw(key));
+        }
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw bad(key, "a duration from " + min + " to " + max, d);
+        }
+        return d;
+    }
+
+    int bytes(String key, int min, int max) {
+        long v;
+        try {
+            v = uring.getBytes(key);
+        } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+            throw bad(key, "a size such as 64 KiB", raw(key));
+        }
+        if (v < min || v > max) {
+            throw bad(key, "a size from " + min + " to " + max + " bytes", v + " bytes");
+        }
+        return (int) v;
+    }
+
+    /** "none" gives -1. */
+    int intOrNone(String key, int min, int max) {
+        if (uring.getValue(key).unwrapped().equals("none")) {
+            return -1;
+        }
+        try {
+            return intIn(key, min, max);
+        } catch (ConfigException.BadValue e) {
+            throw bad(key, "none or a whole number from " + min + " to " + max, raw(key));
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.uringactors.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import dev.uringactors.ring.RingOptions;
+import dev.uringactors.ring.SetupFlag;
+import dev.uringactors.ring.wait.ClassicPollWait;
+import dev.uringactors.ring.wait.HybridPollWait;
+import dev.uringactors.ring.wait.InterruptWait;
+import dev.uringactors.ring.wait.WaitStrategy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code uring} block of the configuration, read once, checked, and immutable. {@link #from(Config)}
+ * applies the chosen profile under the keys the user set and fails on the first bad value with a
+ * {@link ConfigException.BadValue} that names its path. Every key is documented in {@code reference.conf}.
+ */
+public record UringSettings(
+        String profile,
+        int rings,
+        int sqEntries,
+        int cqEntries,
+        WaitMode waitStrategy,
+        Hybrid hybrid,
+        boolean singleIssuer,
+        boolean deferTaskrun,
+        boolean submitAll,
+        boolean coopTaskrun,
+        Sqpoll sqpoll,
+        IopollMode iopoll,
+        IopollFallback iopollFallback,
+        int maxIoSize,
+        int dispatcherThroughput,
+        int tasksPerTurn,
+        Duration shutdownTimeout) {
+
+    public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
+
+    public enum IopollMode { OFF, ON, HYBRID, AUTO }
+
+    public enum IopollFallback { FAIL, PLAIN }
+
+    /** {@code uring.hybrid}. */
+    public record Hybrid(Duration maxSpin, Duration minSleep, int window) {
+    }
+
+    /** {@code uring.sqpoll}; {@code cpu} is -1 for none. */
+    public record Sqpoll(boolean enabled, int cpu, Duration idle, boolean shared) {
+    }
+
+    /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */
+    public static UringSettings from(Config root) {
+        Config uring = withProfile(root.getConfig("uring"));
+        SettingsReader r = new SettingsReader(uring);
+        int sqEntries = r.powerOfTwoOrAuto("sq-entries", 1, 32768, -1);
+        int cqEntries = r.powerOfTwoOrAuto("cq-entries", 1, 65536, 0);
+        if (cqEntries != 0 && cqEntries < sqEntries) {
+            throw SettingsReader.bad("cq-entries", "auto or at least sq-entries (" + sqEntries + ")", cqEntries);
+        }
+        boolean singleIssuer = r.bool("single-issuer");
+        boolean deferTaskrun = r.bool("defer-taskrun");
+        Sqpoll sqpoll = new Sqpoll(r.bool("sqpoll.enabled"), r.intOrNone("sqpoll.cpu", 0, 4095),
+                r.duration("sqpoll.idle", Duration.ZERO, Duration.ofHours(1)), r.bool("sqpoll.shared"));
+        if (deferTaskrun && !singleIssuer) {
+            throw SettingsReader.bad("defer-taskrun", "off when uring.single-issuer is off (the kernel needs both)",
+                    "on");
+        }
+        if (deferTaskrun && sqpoll.enabled()) {
+            throw SettingsReader.bad("defer-taskrun", "off when uring.sqpoll.enabled is on (the SQ thread runs "
+                    + "the completion work)", "on");
+        }
+        return new UringSettings(
+                uring.getString("profile"),
+                r.intOrAuto("rings", 1, 256, Runtime.getRuntime().availableProcessors()),
+                sqEntries,
+                cqEntries,
+                r.oneOf("wait-strategy", WaitMode.class),
+                new Hybrid(r.duration("hybrid.max-spin", Duration.ZERO, Duration.ofSeconds(1)),
+                        r.duration("hybrid.min-sleep", Duration.ZERO, Duration.ofSeconds(1)),
+                        r.intIn("hybrid.window", 1, 4096)),
+                singleIssuer,
+                deferTaskrun,
+                r.bool("submit-all"),
+                r.bool("coop-taskrun"),
+                sqpoll,
+                r.oneOf("iopoll", IopollMode.class),
+                r.oneOf("iopoll-fallback", IopollFallback.class),
+                r.bytes("buffers.max-io-size", 512, 1 << 30),
+                r.intIn("dispatcher.throughput", 1, 100_000),
+                r.intIn("dispatcher.tasks-per-turn", 1, 1_000_000),
+                r.duration("shutdown-timeout", Duration.ofMillis(1), Duration.ofHours(1)));
+    }
+
+    /** The settings of {@code ConfigFactory.load()}. */
+    public static UringSettings load() {
+        return from(ConfigFactory.load());
+    }
+
+    /**
+     * The profile's keys go under the keys the user set and over reference.conf's defaults. What the user set is
+     * told apart by where each value came from.
+     */
+    private static Config withProfile(Config uring) {
+        String profile = uring.getString("profile");
+        if (profile.equals("none")) {
+            return uring;
+        }
+        if (!uring.hasPath("profiles." + profile)) {
+            throw SettingsReader.bad("profile", "none or a block under uring.profiles ("
+                    + String.join(", ", uring.getConfig("profiles").root().keySet()) + ")", "'" + profile + "'");
+        }
+        Config userSet = ConfigFactory.empty();
+        for (Map.Entry<String, ConfigValue> e : uring.entrySet()) {
+            if (!"reference.conf".equals(e.getValue().origin().resource())) {
+                userSet = userSet.withValue(e.getKey(), e.getValue());
+            }
+        }
+        return userSet.withFallback(uring.getConfig("profiles." + profile)).withFallback(uring);
+    }
+
+    /** The options of a ring from these settings; {@code attachWqFd} shares an SQPOLL thread, or -1. */
+    public RingOptions ringOptions(int attachWqFd) {
+        List<SetupFlag> flags = new ArrayList<>();
+        if (singleIssuer) {
+            flags.add(SetupFlag.SINGLE_ISSUER);
+        }
+        if (deferTaskrun) {
+            flags.add(SetupFlag.DEFER_TASKRUN);
+        } else if (coopTaskrun && !sqpoll.enabled()) {
+            flags.add(SetupFlag.COOP_TASKRUN);
+        }
+        if (submitAll) {
+            flags.add(SetupFlag.SUBMIT_ALL);
+        }
+        if (sqpoll.enabled()) {
+            flags.add(SetupFlag.SQPOLL);
+        }
+        return RingOptions.defaults().withEntries(sqEntries).withCqEntries(cqEntries)
+                .withFlags(flags.toArray(SetupFlag[]::new))
+                .withSqThreadCpu(sqpoll.enabled() ? sqpoll.cpu() : -1)
+                .withSqThreadIdle(sqpoll.idle())
+                .withAttachWqFd(sqpoll.enabled() && sqpoll.shared() ? attachWqFd : -1)
+                .withCloseTimeout(shutdownTimeout);
+    }
+
+    /** The options of an IOPOLL ring for O_DIRECT files ({@code iopoll} on, hybrid or auto). */
+    public RingOptions iopollRingOptions() {
+        RingOptions base = ringOptions(-1);
+        List<SetupFlag> flags = new ArrayList<>(base.flags());
+        flags.remove(SetupFlag.DEFER_TASKRUN); // completions are found by polling, not task work
+        flags.add(SetupFlag.IOPOLL);
+        if (iopoll == IopollMode.HYBRID) {
+            flags.add(SetupFlag.HYBRID_IOPOLL);
+        }
+        return base.withFlags(flags.toArray(SetupFlag[]::new));
+    }
+
+    /** A new wait strategy for one ring. */
+    public WaitStrategy newWaitStrategy() {
+        return switch (waitStrategy) {
+            case INTERRUPT -> new InterruptWait();
+            case CLASSIC -> new ClassicPollWait();
+            case HYBRID -> new HybridPollWait(hybrid.maxSpin().toNanos(), hybrid.minSleep().toNanos(),
+                    hybrid.window());
+        };
+    }
+}

@@ -1,0 +1,151 @@
+package dev.uringactors.config;
+
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.ring.RingOptions;
+import dev.uringactors.ring.SetupFlag;
+import dev.uringactors.ring.wait.HybridPollWait;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UringSettingsTest {
+    /** Settings from {@code hocon} over reference.conf, as an actor system would load them. */
+    static UringSettings settings(String hocon) {
+        return UringSettings.from(ConfigFactory.parseString(hocon).withFallback(ConfigFactory.defaultReference())
+                .resolve());
+    }
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        UringSettings s = settings("");
+        assertEquals("none", s.profile());
+        assertEquals(Runtime.getRuntime().availableProcessors(), s.rings(), "auto = cores");
+        assertEquals(1024, s.sqEntries());
+        assertEquals(0, s.cqEntries(), "auto = the kernel's default");
+        assertEquals(UringSettings.WaitMode.INTERRUPT, s.waitStrategy());
+        assertEquals(new UringSettings.Hybrid(Duration.ofNanos(200_000), Duration.ofNanos(10_000), 16), s.hybrid());
+        assertTrue(s.singleIssuer() && s.deferTaskrun() && s.submitAll());
+        assertFalse(s.coopTaskrun());
+        assertEquals(new UringSettings.Sqpoll(false, -1, Duration.ofSeconds(1), true), s.sqpoll());
+        assertEquals(UringSettings.IopollMode.OFF, s.iopoll());
+        assertEquals(UringSettings.IopollFallback.FAIL, s.iopollFallback());
+        assertEquals(1 << 20, s.maxIoSize());
+        assertEquals(64, s.dispatcherThroughput());
+        assertEquals(256, s.tasksPerTurn());
+        assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
+    }
+
+    @Test
+    void everyKeyCanBeSet() {
+        UringSettings s = settings("""
+                uring {
+                  rings = 3, sq-entries = 64, cq-entries = 256, wait-strategy = hybrid
+                  hybrid { max-spin = 50us, min-sleep = 5us, window = 4 }
+                  single-issuer = on, defer-taskrun = off, submit-all = off, coop-taskrun = on
+                  sqpoll { enabled = on, cpu = 1, idle = 20ms, shared = off }
+                  iopoll = auto, iopoll-fallback = plain
+                  buffers.max-io-size = 256 KiB
+                  dispatcher { throughput = 8, tasks-per-turn = 32 }
+                  shutdown-timeout = 2s
+                }""");
+        assertEquals(3, s.rings());
+        assertEquals(64, s.sqEntries());
+        assertEquals(256, s.cqEntries());
+        assertEquals(UringSettings.WaitMode.HYBRID, s.waitStrategy());
+        assertEquals(new UringSettings.Hybrid(Duration.ofNanos(50_000), Duration.ofNanos(5_000), 4), s.hybrid());
+        assertFalse(s.deferTaskrun() || s.submitAll());
+        assertTrue(s.coopTaskrun());
+        assertEquals(new UringSettings.Sqpoll(true, 1, Duration.ofMillis(20), false), s.sqpoll());
+        assertEquals(UringSettings.IopollMode.AUTO, s.iopoll());
+        assertEquals(UringSettings.IopollFallback.PLAIN, s.iopollFallback());
+        assertEquals(256 * 1024, s.maxIoSize());
+        assertEquals(8, s.dispatcherThroughput());
+        assertEquals(32, s.tasksPerTurn());
+        assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
+        assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            rings                     | 0              | whole number from 1 to 256
+            rings                     | lots           | whole number from 1 to 256
+            sq-entries                | 1000           | power of two from 1 to 32768
+            sq-entries                | 65536          | power of two from 1 to 32768
+            cq-entries                | 512            | at least sq-entries (1024)
+            cq-entries                | 3000           | power of two
+            wait-strategy             | spin           | one of interrupt | classic | hybrid
+            hybrid.max-spin           | forever        | a duration such as 10ms
+            hybrid.window             | 0              | whole number from 1 to 4096
+            single-issuer             | maybe          | on or off
+            submit-all                | 2              | on or off
+            coop-taskrun              | yes please     | on or off
+            sqpoll.enabled            | sometimes      | on or off
+            sqpoll.cpu                | -1             | none or a whole number from 0 to 4095
+            sqpoll.idle               | -1s            | a duration from PT0S
+            sqpoll.shared             | x              | on or off
+            iopoll                    | always         | one of off | on | hybrid | auto
+            iopoll-fallback           | ignore         | one of fail | plain
+            buffers.max-io-size       | 2 GiB          | a size from 512 to 1073741824 bytes
+            buffers.max-io-size       | big            | a size such as 64 KiB
+            dispatcher.throughput     | 0              | whole number from 1 to 100000
+            dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
+            shutdown-timeout          | 0s             | a duration from PT0.001S
+            profile                   | fast           | none or a block under uring.profiles
+            """)
+    void badValueFailsWithItsPathTheValueAndWhatIsAllowed(String key, String value, String allowed) {
+        ConfigException.BadValue e = assertThrows(ConfigException.BadValue.class,
+                () -> settings("uring." + key + " = \"" + value + "\""));
+        assertTrue(e.getMessage().contains("uring." + key), e.getMessage());
+        assertTrue(e.getMessage().contains(allowed), e.getMessage());
+    }
+
+    @Test
+    void deferTaskrunNeedsSingleIssuerAndNoSqpoll() {
+        ConfigException.BadValue noIssuer = assertThrows(ConfigException.BadValue.class,
+                () -> settings("uring.single-issuer = off"));
+        assertTrue(noIssuer.getMessage().contains("uring.defer-taskrun"), noIssuer.getMessage());
+        ConfigException.BadValue sqpoll = assertThrows(ConfigException.BadValue.class,
+                () -> settings("uring.sqpoll.enabled = on"));
+        assertTrue(sqpoll.getMessage().contains("uring.sqpoll.enabled"), sqpoll.getMessage());
+        assertTrue(settings("uring { sqpoll.enabled = on, defer-taskrun = off }").sqpoll().enabled());
+    }
+
+    @Test
+    void profileChangesDefaultsButNotWhatTheUserSet() {
+        UringSettings throughput = settings("uring { profile = throughput, sq-entries = 256 }");
+        assertEquals(256, throughput.sqEntries(), "set by the user");
+        assertEquals(16384, throughput.cqEntries(), "from the profile");
+        assertEquals(UringSettings.WaitMode.HYBRID, throughput.waitStrategy());
+        assertEquals(256, throughput.dispatcherThroughput());
+
+        assertEquals(UringSettings.WaitMode.CLASSIC, settings("uring.profile = latency").waitStrategy());
+        UringSettings lowCpu = settings("uring { profile = low-cpu, wait-strategy = hybrid }");
+        assertEquals(1, lowCpu.rings());
+        assertEquals(UringSettings.WaitMode.HYBRID, lowCpu.waitStrategy(), "the user's choice wins");
+    }
+
+    @Test
+    void ringOptionsCarryTheFlags() {
+        RingOptions plain = settings("").ringOptions(-1);
+        assertEquals(1024, plain.entries());
+        assertTrue(plain.flags().containsAll(java.util.Set.of(SetupFlag.SINGLE_ISSUER, SetupFlag.DEFER_TASKRUN,
+                SetupFlag.SUBMIT_ALL)));
+        RingOptions sqpoll = settings("uring { defer-taskrun = off, sqpoll { enabled = on, cpu = 0 } }")
+                .ringOptions(7);
+        assertTrue(sqpoll.flags().contains(SetupFlag.SQPOLL));
+        assertEquals(0, sqpoll.sqThreadCpu());
+        assertEquals(7, sqpoll.attachWqFd(), "shared SQ thread");
+        RingOptions iopoll = settings("uring.iopoll = hybrid").iopollRingOptions();
+        assertTrue(iopoll.flags().contains(SetupFlag.IOPOLL) && iopoll.flags().contains(SetupFlag.HYBRID_IOPOLL));
+        assertFalse(iopoll.flags().contains(SetupFlag.DEFER_TASKRUN));
+    }
+}
