@@ -38,7 +38,9 @@ public record UringSettings(
         int maxIoSize,
         int dispatcherThroughput,
         int tasksPerTurn,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout,
+        Duration requestTimeout,
+        Supervision supervision) {
 
     public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
 
@@ -52,6 +54,10 @@ public record UringSettings(
 
     /** {@code uring.sqpoll}; {@code cpu} is -1 for none. */
     public record Sqpoll(boolean enabled, int cpu, Duration idle, boolean shared) {
+    }
+
+    /** {@code uring.supervision}: restarts of a failed ring allowed within a time window. */
+    public record Supervision(int maxRestarts, Duration within) {
     }
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */
@@ -94,7 +100,10 @@ public record UringSettings(
                 r.bytes("buffers.max-io-size", 512, 1 << 30),
                 r.intIn("dispatcher.throughput", 1, 100_000),
                 r.intIn("dispatcher.tasks-per-turn", 1, 1_000_000),
-                r.duration("shutdown-timeout", Duration.ofMillis(1), Duration.ofHours(1)));
+                r.duration("shutdown-timeout", Duration.ofMillis(1), Duration.ofHours(1)),
+                r.duration("request-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
+                new Supervision(r.intIn("supervision.max-restarts", 0, 1000),
+                        r.duration("supervision.within", Duration.ofMillis(1), Duration.ofDays(1))));
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

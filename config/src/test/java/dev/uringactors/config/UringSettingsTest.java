@@ -42,6 +42,8 @@ class UringSettingsTest {
         assertEquals(64, s.dispatcherThroughput());
         assertEquals(256, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
+        assertEquals(Duration.ofSeconds(30), s.requestTimeout());
+        assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
     }
 
     @Test
@@ -56,6 +58,8 @@ class UringSettingsTest {
                   buffers.max-io-size = 256 KiB
                   dispatcher { throughput = 8, tasks-per-turn = 32 }
                   shutdown-timeout = 2s
+                  request-timeout = 3s
+                  supervision { max-restarts = 2, within = 10s }
                 }""");
         assertEquals(3, s.rings());
         assertEquals(64, s.sqEntries());
@@ -71,6 +75,8 @@ class UringSettingsTest {
         assertEquals(8, s.dispatcherThroughput());
         assertEquals(32, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
+        assertEquals(Duration.ofSeconds(3), s.requestTimeout());
+        assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
 
@@ -99,6 +105,9 @@ class UringSettingsTest {
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
             shutdown-timeout          | 0s             | a duration from PT0.001S
+            request-timeout           | soon           | a duration such as 10ms
+            supervision.max-restarts  | -1             | whole number from 0 to 1000
+            supervision.within        | 0s             | a duration from PT0.001S
             profile                   | fast           | none or a block under uring.profiles
             """)
     void badValueFailsWithItsPathTheValueAndWhatIsAllowed(String key, String value, String allowed) {

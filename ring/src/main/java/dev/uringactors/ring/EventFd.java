@@ -27,8 +27,14 @@ public final class EventFd implements AutoCloseable {
         return fd;
     }
 
-    /** Adds 1 to the counter: one write(2), from any thread. */
-    public void signal() {
+    /**
+     * Adds 1 to the counter: one write(2), from any thread. After {@link #close()} it does nothing, so a late
+     * waker can never write into an fd number the process has since reused.
+     */
+    public synchronized void signal() {
+        if (closed) {
+            return;
+        }
         if (LibC.write(fd, one.address(), 8) != 8) {
             throw new UringException("write(eventfd)", -LibC.negErrno(), null);
         }

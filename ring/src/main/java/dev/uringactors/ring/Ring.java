@@ -44,6 +44,7 @@ public final class Ring implements AutoCloseable {
     private long submitted;
     private long completions;
     private long overflowFlushes;
+    private long droppedAtClose;
 
     private Ring(int fd, NativeBuffer params, RingOptions options) {
         this.fd = fd;
@@ -234,6 +235,7 @@ public final class Ring implements AutoCloseable {
 
     /** CQEs in the CQ now, as user space sees it (no system call). */
     public int cqReady() {
+        checkOpen();
         return cq.ready();
     }
 
@@ -408,6 +410,7 @@ public final class Ring implements AutoCloseable {
             left = inFlight(); // e.g. EEXIST: not the issuer; the kernel cancels them when the fd is closed
         } finally {
             unregisterRingFd();
+            droppedAtClose = cq.dropped();
             closed = true;
             sqes.unmap();
             if (cqRing != sqRing) {
@@ -461,6 +464,7 @@ public final class Ring implements AutoCloseable {
 
     /** Free SQE slots. */
     public int sqSpaceLeft() {
+        checkOpen();
         return sq.spaceLeft();
     }
 
@@ -469,8 +473,8 @@ public final class Ring implements AutoCloseable {
         return registrant == Thread.currentThread();
     }
 
-    /** Counters kept by the issuer thread; read them there. */
+    /** Counters kept by the issuer thread; read them there. Still valid after close. */
     public RingStats stats() {
-        return new RingStats(enters, submitted, completions, overflowFlushes, cq.dropped());
+        return new RingStats(enters, submitted, completions, overflowFlushes, closed ? droppedAtClose : cq.dropped());
     }
 }

@@ -1,0 +1,108 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.actors.RingProtocol.Close;
+import dev.uringactors.actors.RingProtocol.Command;
+import dev.uringactors.actors.RingProtocol.Fsync;
+import dev.uringactors.actors.RingProtocol.GetStats;
+import dev.uringactors.actors.RingProtocol.Nop;
+import dev.uringactors.actors.RingProtocol.Open;
+import dev.uringactors.actors.RingProtocol.Read;
+import dev.uringactors.actors.RingProtocol.RingFault;
+import dev.uringactors.actors.RingProtocol.Stat;
+import dev.uringactors.actors.RingProtocol.Write;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.pattern.StatusReply;
+
+import java.time.Duration;
+
+/**
+ * The single issuer of one ring, running on that ring's loop thread: it turns requests into ring ops and the
+ * issuer answers each when its completion arrives. When the ring fails, supervision restarts the actor; before
+ * the restart every request in flight is answered with a {@link RingFailedException}, the ring is drained and
+ * closed, and a new ring takes its place.
+ */
+final class RingActor {
+    private final RingLoop loop;
+    private final RingIssuer issuer;
+    private final Duration drainTimeout;
+    private Throwable lastFault;
+
+    private RingActor(RingLoop loop, ActorRef<Command> self, Duration drainTimeout) {
+        this.loop = loop;
+        this.issuer = loop.issuer();
+        this.drainTimeout = drainTimeout;
+        issuer.onFault(cause -> self.tell(new RingFault(cause)));
+    }
+
+    static Behavior<Command> create(RingLoop loop, Duration drainTimeout, int maxRestarts, Duration within) {
+        return Behaviors.supervise(Behaviors.<Command>setup(
+                        ctx -> new RingActor(loop, ctx.getSelf(), drainTimeout).behavior()))
+                .onFailure(SupervisorStrategy.restart().withLimit(maxRestarts, within));
+    }
+
+    private Behavior<Command> behavior() {
+        return Behaviors.receive(Command.class)
+                .onMessage(Nop.class, m -> issue(new RingOps.Nop(m.replyTo())))
+                .onMessage(Open.class, this::open)
+                .onMessage(Read.class, this::read)
+                .onMessage(Write.class, this::write)
+                .onMessage(Fsync.class, m -> issue(new RingOps.Fsync(m.file(), m.dataOnly(), m.replyTo())))
+                .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), m.replyTo())))
+                .onMessage(Close.class, m -> issue(new RingOps.Close(m.file(), m.replyTo())))
+                .onMessage(GetStats.class, m -> {
+                    m.replyTo().tell(loop.stats());
+                    return Behaviors.same();
+                })
+                .onMessage(RingFault.class, m -> {
+                    lastFault = m.cause();
+                    throw new RingFailedException(loop.index(), m.cause());
+                })
+                .onSignal(PreRestart.class, s -> {
+                    issuer.restart(new RingFailedException(loop.index(), lastFault), drainTimeout);
+                    return Behaviors.same();
+                })
+                .build();
+    }
+
+    private Behavior<Command> issue(RingOp<?> op) {
+        issuer.issue(op);
+        return Behaviors.same();
+    }
+
+    private Behavior<Command> open(Open m) {
+        int flags;
+        try {
+            flags = UringOpenOption.toFlags(m.options());
+        } catch (IllegalArgumentException e) {
+            return reject(m.replyTo(), e);
+        }
+        return issue(new RingOps.Open(m.path(), flags, loop.index(), m.replyTo()));
+    }
+
+    private Behavior<Command> read(Read m) {
+        if (m.length() < 0 || m.length() > issuer.maxIoSize() || m.position() < 0) {
+            return reject(m.replyTo(), new IllegalArgumentException("read of " + m.length() + " bytes at "
+                    + m.position() + ": the length must be 0.." + issuer.maxIoSize()
+                    + " (uring.buffers.max-io-size) and the position not negative"));
+        }
+        return issue(new RingOps.Read(m.file(), m.position(), m.length(), m.replyTo()));
+    }
+
+    private Behavior<Command> write(Write m) {
+        if (m.data().size() > issuer.maxIoSize() || m.position() < 0) {
+            return reject(m.replyTo(), new IllegalArgumentException("write of " + m.data().size() + " bytes at "
+                    + m.position() + ": at most " + issuer.maxIoSize()
+                    + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
+        }
+        return issue(new RingOps.Write(m.file(), m.position(), m.data(), m.replyTo()));
+    }
+
+    private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {
+        replyTo.tell(StatusReply.error(e));
+        return Behaviors.same();
+    }
+}

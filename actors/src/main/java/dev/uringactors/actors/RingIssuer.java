@@ -1,0 +1,231 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.CompletionHandler;
+import dev.uringactors.ring.CqeFlags;
+import dev.uringactors.ring.EventFd;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.Ring;
+import dev.uringactors.ring.RingOptions;
+import dev.uringactors.ring.RingStats;
+import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.wait.WaitStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The only submitter of one ring, living on its loop thread: turns {@link RingOp}s into SQEs, keeps them in a
+ * {@link SlotTable} until their final completion, queues them when the SQ is full, and keeps a READ of the
+ * loop's eventfd in flight so that another thread's wake-up ends a wait in the kernel.
+ */
+final class RingIssuer implements CompletionHandler {
+    private static final Logger log = LoggerFactory.getLogger(RingIssuer.class);
+    /** user_data of the eventfd read. */
+    private static final long WAKE = -1L;
+    /** user_data of an SQE whose op could not be prepared (turned into a NOP). */
+    private static final long DISCARDED = -2L;
+
+    private final RingOptions options;
+    private final EventFd wakeFd;
+    private final int maxIoSize;
+    private SlotTable slots = new SlotTable();
+    private final ArrayDeque<RingOp<?>> backlog = new ArrayDeque<>();
+    private Ring ring;
+    private NativeBuffer wakeBuffer;
+    private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
+    private boolean closed;
+    /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
+    private boolean draining;
+
+    RingIssuer(RingOptions options, EventFd wakeFd, int maxIoSize) {
+        this.options = options;
+        this.wakeFd = wakeFd;
+        this.maxIoSize = maxIoSize;
+        open();
+    }
+
+    private void open() {
+        ring = Ring.open(options);
+        wakeBuffer = NativeBuffer.allocate(8);
+        armWake();
+    }
+
+    private void armWake() {
+        Sqe sqe = nextSqe();
+        sqe.prepRead(wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
+    }
+
+    /** The ring actor reports ring-level failures (a failed io_uring_enter) through supervision. */
+    void onFault(Consumer<Throwable> listener) {
+        this.faultListener = listener;
+    }
+
+    int maxIoSize() {
+        return maxIoSize;
+    }
+
+    /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
+    void issue(RingOp<?> op) {
+        if (closed) {
+            op.fail(new IllegalStateException("the ring is shut down"));
+            return;
+        }
+        op.userData = slots.put(op);
+        if (!backlog.isEmpty() || !tryPrepare(op)) {
+            backlog.add(op);
+        }
+    }
+
+    private boolean tryPrepare(RingOp<?> op) {
+        Sqe sqe = ring.nextSqe();
+        if (sqe == null) {
+            submit();
+            if ((sqe = ring.nextSqe()) == null) {
+                return false;
+            }
+        }
+        try {
+            op.prepare(sqe);
+            sqe.userData(op.userData);
+        } catch (RuntimeException e) {
+            sqe.prepNop().userData(DISCARDED); // the SQE is taken: it must hold something harmless
+            slots.remove(op.userData);
+            op.fail(e);
+            op.release();
+        }
+        return true;
+    }
+
+    private Sqe nextSqe() {
+        Sqe sqe = ring.nextSqe();
+        if (sqe == null) {
+            ring.submit();
+            sqe = ring.nextSqe();
+        }
+        return sqe;
+    }
+
+    /** Moves queued ops into the SQ while it has room. */
+    void fillFromBacklog() {
+        while (!backlog.isEmpty() && tryPrepare(backlog.peek())) {
+            backlog.poll();
+        }
+    }
+
+    boolean hasBacklog() {
+        return !backlog.isEmpty();
+    }
+
+    int backlogSize() {
+        return backlog.size();
+    }
+
+    void submit() {
+        guarded(() -> ring.submit());
+    }
+
+    void submitAndWait(WaitStrategy strategy, BooleanSupplier wakeup) {
+        guarded(() -> strategy.submitAndWait(ring, wakeup));
+    }
+
+    void reap() {
+        guarded(() -> ring.reap(this));
+    }
+
+    private void guarded(Runnable ringCall) {
+        try {
+            ringCall.run();
+        } catch (RuntimeException e) {
+            faultListener.accept(e);
+        }
+    }
+
+    @Override
+    public void onCompletion(long userData, int res, int flags) {
+        if (userData == WAKE) {
+            if (!draining) {
+                armWake();
+            }
+            return;
+        }
+        RingOp<?> op = slots.get(userData);
+        if (op == null) {
+            return; // DISCARDED, the drain's own cancel, or a stale user_data
+        }
+        if (draining || op.complete(res, ring.setupFlags())) {
+            if (CqeFlags.isFinal(flags)) {
+                slots.remove(userData);
+                op.release();
+            }
+        } else if (!backlog.isEmpty() || !tryPrepare(op)) {
+            backlog.add(op); // a short write goes on where it stopped
+        }
+    }
+
+    long requestsInFlight() {
+        return slots.size();
+    }
+
+    RingStats ringStats() {
+        return ring.stats();
+    }
+
+    int ringFd() {
+        return ring.fd();
+    }
+
+    /**
+     * After a fault: answers every request with {@code cause} at once, drains and closes the ring, and opens a
+     * fresh one. Memory of requests still in the kernel after the drain is leaked on purpose, not freed.
+     */
+    void restart(Throwable cause, Duration drainTimeout) {
+        failAndClose(cause, drainTimeout);
+        open();
+    }
+
+    /** Answers everything with a failure, cancels and drains what is in flight, closes the ring. */
+    void close(Duration drainTimeout) {
+        if (!closed) {
+            closed = true;
+            failAndClose(new IllegalStateException("the ring is shut down"), drainTimeout);
+        }
+    }
+
+    private void failAndClose(Throwable cause, Duration drainTimeout) {
+        for (RingOp<?> op : backlog) { // never reached the kernel, or not since its last completion
+            slots.remove(op.userData);
+            op.fail(cause);
+            op.release();
+        }
+        backlog.clear();
+        for (RingOp<?> op : slots.all()) {
+            op.fail(cause);
+        }
+        draining = true;
+        boolean drained;
+        try {
+            drained = ring.drain(this, drainTimeout.toNanos());
+        } catch (RuntimeException e) {
+            drained = false;
+            log.warn("draining ring failed", e);
+        }
+        try {
+            ring.close();
+        } catch (RuntimeException e) {
+            log.warn("closing ring: {}", e.getMessage());
+        }
+        draining = false;
+        if (drained) {
+            wakeBuffer.close();
+        } else {
+            // Their memory may still be written by the kernel: leak it rather than free it.
+            log.error("{} requests were still in the kernel after {}; their memory is not freed",
+                    slots.size(), drainTimeout);
+            slots = new SlotTable();
+        }
+    }
+}

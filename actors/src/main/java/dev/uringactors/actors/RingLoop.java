@@ -1,0 +1,189 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.EventFd;
+import dev.uringactors.ring.wait.WaitStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The thread that owns one ring and is the executor of that ring's Pekko dispatcher. Each turn it runs queued
+ * tasks (mailboxes of the actors on this ring), submits everything they prepared with one io_uring_enter,
+ * waits by the configured strategy when it has nothing else to do, and hands every completion to the issuer.
+ *
+ * <p>Another thread that hands it a task while it waits wakes it with one eventfd write, and only then: the
+ * loop announces that it is parked, and the first producer to clear that flag (CAS) pays the one write. Tasks
+ * from the loop's own thread (same-ring tells, mailbox reschedules) go to a local queue with no wake-up.
+ */
+final class RingLoop implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(RingLoop.class);
+    private static final VarHandle PARKED;
+
+    static {
+        try {
+            PARKED = MethodHandles.lookup().findVarHandle(RingLoop.class, "parked", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int index;
+    private final UringSettings settings;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
+    private final ArrayDeque<Runnable> local = new ArrayDeque<>();
+    private final BooleanSupplier hasForeignWork = () -> !inbox.isEmpty();
+    private final EventFd wakeFd = EventFd.create();
+    private final LongAdder wakeSignals = new LongAdder();
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    @SuppressWarnings("unused") // accessed through PARKED
+    private volatile boolean parked;
+    private volatile boolean stopping;
+    private RingIssuer issuer;
+    private WaitStrategy waitStrategy;
+    private long turns;
+    private long tasksRun;
+
+    RingLoop(int index, UringSettings settings, int attachWqFd) {
+        this.index = index;
+        this.settings = settings;
+        this.thread = new Thread(() -> run(attachWqFd), "uring-ring-" + index);
+        thread.setDaemon(true);
+    }
+
+    /** Starts the thread, which sets up its ring; fails with the ring's setup error. */
+    RingLoop start() {
+        thread.start();
+        try {
+            started.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            wakeFd.close();
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+        return this;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (Thread.currentThread() == thread) {
+            local.add(task);
+            return;
+        }
+        if (stopped.isDone()) {
+            // Never strand a message: after the loop ended, run what still arrives elsewhere.
+            ForkJoinPool.commonPool().execute(task);
+            return;
+        }
+        inbox.offer(task);
+        if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+            wakeSignals.increment();
+            wakeFd.signal();
+        }
+    }
+
+    private void run(int attachWqFd) {
+        try {
+            issuer = new RingIssuer(settings.ringOptions(attachWqFd), wakeFd, settings.maxIoSize());
+            waitStrategy = settings.newWaitStrategy();
+        } catch (RuntimeException | Error e) {
+            started.completeExceptionally(e);
+            return;
+        }
+        started.complete(null);
+        try {
+            while (!stopping) {
+                turn();
+            }
+            runTasks(Integer.MAX_VALUE);
+        } catch (Throwable fatal) {
+            log.error("ring loop {} died", index, fatal);
+        } finally {
+            issuer.close(settings.shutdownTimeout());
+            stopped.complete(null);
+            wakeFd.close();
+            runTasks(Integer.MAX_VALUE); // what arrived while closing runs here; later tasks go elsewhere
+        }
+    }
+
+    private void turn() {
+        turns++;
+        int ran = runTasks(settings.tasksPerTurn());
+        issuer.fillFromBacklog();
+        if (ran == settings.tasksPerTurn() || !local.isEmpty() || !inbox.isEmpty() || issuer.hasBacklog()) {
+            issuer.submit(); // more to do: no waiting
+        } else {
+            PARKED.setVolatile(this, true);
+            if (inbox.isEmpty()) {
+                issuer.submitAndWait(waitStrategy, hasForeignWork);
+            }
+            PARKED.setVolatile(this, false);
+        }
+        issuer.reap();
+    }
+
+    private int runTasks(int max) {
+        int ran = 0;
+        while (ran < max) {
+            Runnable task = local.poll();
+            if (task == null && (task = inbox.poll()) == null) {
+                break;
+            }
+            ran++;
+            try {
+                task.run();
+            } catch (Throwable t) {
+                // Fatal errors escape Pekko's Mailbox.run; the ring thread must survive them.
+                log.error("task on ring {} failed", index, t);
+            }
+        }
+        tasksRun += ran;
+        return ran;
+    }
+
+    /** The issuer; use it only on this loop's thread. */
+    RingIssuer issuer() {
+        return issuer;
+    }
+
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** The ring fd (for sharing an SQPOLL thread); valid once started. */
+    int ringFd() {
+        return issuer.ringFd();
+    }
+
+    /** Counters; call it on the loop thread (the ring actor's GetStats does). */
+    RingLoopStats stats() {
+        return new RingLoopStats(index, waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
+                issuer.requestsInFlight(), issuer.backlogSize(),
+                java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+    }
+
+    /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */
+    CompletableFuture<Void> stop() {
+        if (!stopping) {
+            stopping = true;
+            if (!inLoop()) {
+                wakeFd.signal();
+            }
+        }
+        return stopped;
+    }
+}

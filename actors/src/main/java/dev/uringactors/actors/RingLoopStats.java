@@ -1,0 +1,20 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.RingStats;
+
+/**
+ * What one ring's loop has done.
+ *
+ * @param ring the ring's index
+ * @param waitStrategy interrupt, classic or hybrid
+ * @param ringStats enters, SQEs submitted, completions, CQ overflow flushes, dropped CQEs
+ * @param wakeSignals eventfd writes other threads made to wake the loop
+ * @param turns loop turns
+ * @param tasksRun tasks (actor mailbox runs) run
+ * @param requestsInFlight requests waiting for their final completion
+ * @param backlog requests waiting for room in the SQ
+ * @param cpuTimeNanos CPU time the loop thread has used
+ */
+public record RingLoopStats(int ring, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
+                            long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos) {
+}

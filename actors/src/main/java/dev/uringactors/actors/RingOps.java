@@ -1,0 +1,283 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sqe;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.file.Path;
+import java.time.Instant;
+
+/**
+ * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
+ * and native memory: a {@code ByteString} is immutable heap data that the GC may move, while the kernel needs
+ * an address that stays put until the completion, so each read or write owns a native buffer for that time.
+ */
+final class RingOps {
+    /** O_DIRECT needs block-aligned buffers; 4096 covers every logical block size in use. */
+    private static final int DIRECT_ALIGNMENT = 4096;
+
+    private RingOps() {
+    }
+
+    private static NativeBuffer ioBuffer(int length, boolean direct) {
+        int size = Math.max(length, 1);
+        return direct ? NativeBuffer.allocateAligned(size, DIRECT_ALIGNMENT) : NativeBuffer.allocate(size);
+    }
+
+    static final class Nop extends RingOp<Done> {
+        Nop(ActorRef<StatusReply<Done>> replyTo) {
+            super(replyTo);
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.NOP;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepNop();
+        }
+
+        @Override
+        Done result(int res) {
+            return Done.getInstance();
+        }
+    }
+
+    static final class Open extends RingOp<FileHandle> {
+        private final Path path;
+        private final int flags;
+        private final int ring;
+        private final NativeBuffer pathString;
+
+        Open(Path path, int flags, int ring, ActorRef<StatusReply<FileHandle>> replyTo) {
+            super(replyTo);
+            this.path = path;
+            this.flags = flags;
+            this.ring = ring;
+            this.pathString = NativeBuffer.ofString(path.toString());
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.OPENAT;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepOpenat(OpFlags.AT_FDCWD, pathString.address(), flags, 0644);
+        }
+
+        @Override
+        FileHandle result(int fd) {
+            return new FileHandle(fd, path, (flags & OpFlags.O_DIRECT) != 0, ring);
+        }
+
+        @Override
+        String target() {
+            return path.toString();
+        }
+
+        @Override
+        void release() {
+            pathString.close();
+        }
+    }
+
+    static final class Read extends RingOp<ByteString> {
+        private final FileHandle file;
+        private final long position;
+        private final int length;
+        private final NativeBuffer buffer;
+
+        Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(replyTo);
+            this.file = file;
+            this.position = position;
+            this.length = length;
+            this.buffer = ioBuffer(length, file.direct());
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.READ;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepRead(file.fd(), buffer.address(), length, position);
+        }
+
+        @Override
+        ByteString result(int res) {
+            byte[] bytes = new byte[res];
+            buffer.read(0, bytes, 0, res);
+            return ByteString.fromArrayUnsafe(bytes);
+        }
+
+        @Override
+        String target() {
+            return file.path().toString();
+        }
+
+        @Override
+        void release() {
+            buffer.close();
+        }
+    }
+
+    /** Writes until all is written: a short write is submitted again for the rest. */
+    static final class Write extends RingOp<Integer> {
+        private final FileHandle file;
+        private final long position;
+        private final int length;
+        private final NativeBuffer buffer;
+        private int written;
+
+        Write(FileHandle file, long position, ByteString data, ActorRef<StatusReply<Integer>> replyTo) {
+            super(replyTo);
+            this.file = file;
+            this.position = position;
+            this.length = data.size();
+            this.buffer = ioBuffer(length, file.direct());
+            buffer.write(0, data.toArrayUnsafe(), 0, length);
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.WRITE;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+        }
+
+        @Override
+        boolean done(int res) {
+            written += res;
+            return written >= length || res == 0;
+        }
+
+        @Override
+        Integer result(int res) {
+            return written;
+        }
+
+        @Override
+        String target() {
+            return file.path().toString();
+        }
+
+        @Override
+        void release() {
+            buffer.close();
+        }
+    }
+
+    static final class Fsync extends RingOp<Done> {
+        private final FileHandle file;
+        private final boolean dataOnly;
+
+        Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) {
+            super(replyTo);
+            this.file = file;
+            this.dataOnly = dataOnly;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.FSYNC;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepFsync(file.fd(), dataOnly ? OpFlags.FSYNC_DATASYNC : 0);
+        }
+
+        @Override
+        Done result(int res) {
+            return Done.getInstance();
+        }
+
+        @Override
+        String target() {
+            return file.path().toString();
+        }
+    }
+
+    static final class Stat extends RingOp<FileStat> {
+        private final Path path;
+        private final NativeBuffer pathString;
+        private final NativeBuffer statx = NativeBuffer.allocate(256);
+
+        Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(replyTo);
+            this.path = path;
+            this.pathString = NativeBuffer.ofString(path.toString());
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.STATX;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepStatx(OpFlags.AT_FDCWD, pathString.address(), 0, OpFlags.STATX_BASIC_STATS, statx.address());
+        }
+
+        @Override
+        FileStat result(int res) {
+            // struct statx: stx_blksize @4, stx_mode @28 (u16), stx_size @40, stx_mtime @112 (sec s64, nsec u32)
+            Instant modified = Instant.ofEpochSecond(statx.getLong(112), statx.getInt(120));
+            return new FileStat(statx.getLong(40), statx.getInt(28) & 0xffff, modified, statx.getInt(4));
+        }
+
+        @Override
+        String target() {
+            return path.toString();
+        }
+
+        @Override
+        void release() {
+            pathString.close();
+            statx.close();
+        }
+    }
+
+    static final class Close extends RingOp<Done> {
+        private final FileHandle file;
+
+        Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
+            super(replyTo);
+            this.file = file;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.CLOSE;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepClose(file.fd());
+        }
+
+        @Override
+        Done result(int res) {
+            return Done.getInstance();
+        }
+
+        @Override
+        String target() {
+            return file.path().toString();
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.uringactors.actors;
+
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * The messages a ring actor ({@link UringExtension#ring(int)}) takes. Each request is answered exactly once on
+ * its {@code replyTo}: {@code StatusReply.success} with the result, or {@code StatusReply.error} with a
+ * {@link dev.uringactors.ring.UringException} (errno, op, path, hint), an {@link IllegalArgumentException} for a
+ * bad request, or a {@link RingFailedException} when the ring failed. Use {@code AskPattern.askWithStatus} to
+ * get the result or the exception.
+ */
+public final class RingProtocol {
+    private RingProtocol() {
+    }
+
+    public sealed interface Command permits Nop, Open, Read, Write, Fsync, Stat, Close, GetStats, RingFault {
+    }
+
+    /** Does nothing through the ring: measures it. */
+    public record Nop(ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+
+    /** Opens a file (READ when no option says otherwise; {@link UringOpenOption#DIRECT} for O_DIRECT). */
+    public record Open(Path path, Set<? extends OpenOption> options, ActorRef<StatusReply<FileHandle>> replyTo)
+            implements Command {
+    }
+
+    /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */
+    public record Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo)
+            implements Command {
+    }
+
+    /** Writes all of {@code data} at {@code position}; answers with the byte count. */
+    public record Write(FileHandle file, long position, ByteString data, ActorRef<StatusReply<Integer>> replyTo)
+            implements Command {
+    }
+
+    /** fsync(2), or fdatasync(2) when {@code dataOnly}. */
+    public record Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+
+    public record Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
+    }
+
+    public record Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+
+    /** The ring loop's counters. */
+    public record GetStats(ActorRef<RingLoopStats> replyTo) implements Command {
+    }
+
+    /** A failure of the ring itself (a failed io_uring_enter), reported by the loop: the actor restarts. */
+    record RingFault(Throwable cause) implements Command {
+    }
+}

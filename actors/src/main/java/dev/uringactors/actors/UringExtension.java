@@ -1,0 +1,131 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingProtocol.Command;
+import dev.uringactors.config.UringSettings;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.dispatch.DispatcherConfigurator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The entry point: {@code UringExtension.get(system)} reads the {@code uring} settings, starts one loop thread
+ * and ring per configured ring, registers a dispatcher per ring, and spawns each ring's actor on it. Actors
+ * spawned with {@link #dispatcher(int)} run on that ring's thread, so a completion, the actor's reaction and its
+ * next request need no thread hop. CoordinatedShutdown cancels, drains and closes the rings.
+ */
+public final class UringExtension implements Extension {
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final UringSettings settings;
+    private final List<RingLoop> loops = new ArrayList<>();
+    private final List<String> loopKeys = new ArrayList<>();
+    private final List<String> dispatcherIds = new ArrayList<>();
+    private final List<ActorRef<Command>> rings = new ArrayList<>();
+    private final AtomicInteger nextRing = new AtomicInteger();
+    private CompletableFuture<Done> shutdown;
+
+    private UringExtension(ActorSystem<?> system) {
+        this.settings = UringSettings.from(system.settings().config());
+        org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
+        Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
+        String instance = system.name() + "-" + INSTANCES.incrementAndGet();
+        int attachWqFd = -1;
+        try {
+            for (int i = 0; i < settings.rings(); i++) {
+                RingLoop loop = new RingLoop(i, settings, attachWqFd).start();
+                loops.add(loop);
+                if (i == 0 && settings.sqpoll().enabled() && settings.sqpoll().shared()) {
+                    attachWqFd = loop.ringFd();
+                }
+                String key = instance + "/" + i;
+                String id = "uring-ring-" + i + "-dispatcher";
+                RingLoopExecutorConfigurator.register(key, loop);
+                loopKeys.add(key);
+                Config config = ConfigFactory.parseMap(Map.of(
+                        "id", id,
+                        "type", "Dispatcher",
+                        "executor", RingLoopExecutorConfigurator.class.getName(),
+                        "throughput", settings.dispatcherThroughput(),
+                        RingLoopExecutorConfigurator.LOOP_KEY, key)).withFallback(defaultDispatcher);
+                classic.dispatchers().registerConfigurator(id,
+                        new DispatcherConfigurator(config, classic.dispatchers().prerequisites()));
+                dispatcherIds.add(id);
+                rings.add(system.systemActorOf(RingActor.create(loop, settings.shutdownTimeout(),
+                                settings.supervision().maxRestarts(), settings.supervision().within()),
+                        "uring-ring-" + i, DispatcherSelector.fromConfig(id)));
+            }
+        } catch (RuntimeException e) {
+            shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
+            throw e;
+        }
+        CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+                "uring-close-rings", this::shutdown);
+    }
+
+    /** The extension of this actor system, started on first use. */
+    public static UringExtension get(ActorSystem<?> system) {
+        return Id.INSTANCE.apply(system);
+    }
+
+    public UringSettings settings() {
+        return settings;
+    }
+
+    public int ringCount() {
+        return rings.size();
+    }
+
+    /** The actor of ring {@code i}: send it {@link RingProtocol} requests. */
+    public ActorRef<Command> ring(int i) {
+        return rings.get(i);
+    }
+
+    /** The next ring in turn, to spread work that has no home yet. */
+    public int nextRing() {
+        return Math.floorMod(nextRing.getAndIncrement(), rings.size());
+    }
+
+    /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
+    public DispatcherSelector dispatcher(int i) {
+        return DispatcherSelector.fromConfig(dispatcherIds.get(i));
+    }
+
+    /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
+    public synchronized CompletionStage<Done> shutdown() {
+        if (shutdown == null) {
+            CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
+            shutdown = CompletableFuture.allOf(stops).thenApply(v -> {
+                loopKeys.forEach(RingLoopExecutorConfigurator::unregister);
+                return Done.getInstance();
+            });
+        }
+        return shutdown;
+    }
+
+    /** The extension's id, for Pekko's registry. */
+    public static final class Id extends ExtensionId<UringExtension> {
+        private static final Id INSTANCE = new Id();
+
+        private Id() {
+        }
+
+        @Override
+        public UringExtension createExtension(ActorSystem<?> system) {
+            return new UringExtension(system);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.actors.RingProtocol.Command;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * Files through io_uring for code that is not an actor: each call asks a ring actor and completes with the
+ * result or fails with the typed error. A file's requests go to the ring it was opened on.
+ */
+public final class UringFiles {
+    private final UringExtension uring;
+    private final Scheduler scheduler;
+    private final Duration timeout;
+
+    private UringFiles(UringExtension uring, Scheduler scheduler) {
+        this.uring = uring;
+        this.scheduler = scheduler;
+        this.timeout = uring.settings().requestTimeout();
+    }
+
+    public static UringFiles get(ActorSystem<?> system) {
+        return new UringFiles(UringExtension.get(system), system.scheduler());
+    }
+
+    /** Opens {@code path} on the next ring in turn (READ when no option says otherwise). */
+    public CompletionStage<FileHandle> open(Path path, OpenOption... options) {
+        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
+        return ask(uring.nextRing(), replyTo -> new RingProtocol.Open(path, set, replyTo));
+    }
+
+    public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+    }
+
+    /** Writes all of {@code data}; completes with the byte count. */
+    public CompletionStage<Integer> write(FileHandle file, long position, ByteString data) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Write(file, position, data, replyTo));
+    }
+
+    public CompletionStage<Done> fsync(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Fsync(file, false, replyTo));
+    }
+
+    public CompletionStage<FileStat> stat(Path path) {
+        return ask(uring.nextRing(), replyTo -> new RingProtocol.Stat(path, replyTo));
+    }
+
+    public CompletionStage<Done> close(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
+    }
+
+    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
+        return AskPattern.askWithStatus(uring.ring(ring), request::apply, timeout, scheduler);
+    }
+}

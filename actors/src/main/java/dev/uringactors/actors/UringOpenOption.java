@@ -1,0 +1,50 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.OpFlags;
+
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+
+/** Open options beyond {@link StandardOpenOption}, and how a set of options becomes open(2) flags. */
+public enum UringOpenOption implements OpenOption {
+    /** O_DIRECT: bypass the page cache; offsets, lengths and buffers must be block-aligned. */
+    DIRECT;
+
+    private static final int O_EXCL = 0x80;
+    private static final int O_NOFOLLOW = 0x20000;
+    private static final int O_DSYNC = 0x1000;
+    private static final int O_SYNC = 0x101000;
+
+    /** The open(2) flags; READ is assumed when neither READ nor WRITE nor APPEND is given. */
+    static int toFlags(Set<? extends OpenOption> options) {
+        boolean write = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
+        boolean read = options.contains(StandardOpenOption.READ) || !write;
+        int flags = read && write ? OpFlags.O_RDWR : write ? OpFlags.O_WRONLY : OpFlags.O_RDONLY;
+        for (OpenOption o : options) {
+            if (o == StandardOpenOption.READ || o == StandardOpenOption.WRITE) {
+                continue;
+            }
+            if (o == StandardOpenOption.APPEND) {
+                flags |= OpFlags.O_APPEND;
+            } else if (o == StandardOpenOption.CREATE) {
+                flags |= OpFlags.O_CREAT;
+            } else if (o == StandardOpenOption.CREATE_NEW) {
+                flags |= OpFlags.O_CREAT | O_EXCL;
+            } else if (o == StandardOpenOption.TRUNCATE_EXISTING) {
+                flags |= write ? OpFlags.O_TRUNC : 0;
+            } else if (o == StandardOpenOption.DSYNC) {
+                flags |= O_DSYNC;
+            } else if (o == StandardOpenOption.SYNC) {
+                flags |= O_SYNC;
+            } else if (o == java.nio.file.LinkOption.NOFOLLOW_LINKS) {
+                flags |= O_NOFOLLOW;
+            } else if (o == DIRECT) {
+                flags |= OpFlags.O_DIRECT;
+            } else {
+                throw new IllegalArgumentException("open option " + o + " is not supported through io_uring");
+            }
+        }
+        return flags | OpFlags.O_CLOEXEC;
+    }
+}
