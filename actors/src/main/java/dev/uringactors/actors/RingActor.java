@@ -75,12 +75,15 @@ final class RingActor {
 
     private Behavior<Command> open(Open m) {
         int flags;
+        boolean polled;
         try {
             flags = UringOpenOption.toFlags(m.options());
-        } catch (IllegalArgumentException e) {
+            polled = m.options().contains(UringOpenOption.DIRECT) && loop.directFiles().polled(m.path());
+        } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
             return reject(m.replyTo(), e);
         }
-        return issue(new RingOps.Open(m.path(), flags, loop.index(), m.replyTo()));
+        return issue(new RingOps.Open(m.path(), flags, polled && issuer.hasPolledRing(), loop.index(),
+                m.replyTo()));
     }
 
     private Behavior<Command> read(Read m) {

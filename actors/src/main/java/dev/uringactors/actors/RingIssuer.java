@@ -21,6 +21,10 @@ import java.util.function.Consumer;
  * The only submitter of one ring, living on its loop thread: turns {@link RingOp}s into SQEs, keeps them in a
  * {@link SlotTable} until their final completion, queues them when the SQ is full, and keeps a READ of the
  * loop's eventfd in flight so that another thread's wake-up ends a wait in the kernel.
+ *
+ * <p>With {@code uring.iopoll} on, it also owns an IOPOLL companion ring for O_DIRECT files on devices with
+ * poll queues. Such a ring completes only what it polls for, and cannot carry the eventfd read, so the loop
+ * polls it (and does not sleep) while it has requests in flight.
  */
 final class RingIssuer implements CompletionHandler {
     private static final Logger log = LoggerFactory.getLogger(RingIssuer.class);
@@ -30,19 +34,23 @@ final class RingIssuer implements CompletionHandler {
     private static final long DISCARDED = -2L;
 
     private final RingOptions options;
+    private final RingOptions polledOptions;
     private final EventFd wakeFd;
     private final int maxIoSize;
     private SlotTable slots = new SlotTable();
     private final ArrayDeque<RingOp<?>> backlog = new ArrayDeque<>();
     private Ring ring;
+    private Ring polledRing;
     private NativeBuffer wakeBuffer;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
     private boolean closed;
     /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
     private boolean draining;
 
-    RingIssuer(RingOptions options, EventFd wakeFd, int maxIoSize) {
+    /** {@code polledOptions} sets up the IOPOLL companion ring, or is null for none. */
+    RingIssuer(RingOptions options, RingOptions polledOptions, EventFd wakeFd, int maxIoSize) {
         this.options = options;
+        this.polledOptions = polledOptions;
         this.wakeFd = wakeFd;
         this.maxIoSize = maxIoSize;
         open();
@@ -50,8 +58,29 @@ final class RingIssuer implements CompletionHandler {
 
     private void open() {
         ring = Ring.open(options);
+        if (polledOptions != null) {
+            try {
+                polledRing = Ring.open(polledOptions);
+            } catch (RuntimeException e) {
+                ring.close();
+                throw e;
+            }
+        }
         wakeBuffer = NativeBuffer.allocate(8);
         armWake();
+    }
+
+    /** Whether O_DIRECT files on polled devices can go through an IOPOLL ring here. */
+    boolean hasPolledRing() {
+        return polledRing != null;
+    }
+
+    private Ring ringOf(RingOp<?> op) {
+        return op.polled() ? polledRing : ring;
+    }
+
+    private boolean polledBusy() {
+        return polledRing != null && polledRing.inFlight() > 0;
     }
 
     private void armWake() {
@@ -81,10 +110,11 @@ final class RingIssuer implements CompletionHandler {
     }
 
     private boolean tryPrepare(RingOp<?> op) {
-        Sqe sqe = ring.nextSqe();
+        Ring target = ringOf(op);
+        Sqe sqe = target.nextSqe();
         if (sqe == null) {
-            submit();
-            if ((sqe = ring.nextSqe()) == null) {
+            guarded(target::submit);
+            if ((sqe = target.nextSqe()) == null) {
                 return false;
             }
         }
@@ -125,15 +155,30 @@ final class RingIssuer implements CompletionHandler {
     }
 
     void submit() {
-        guarded(() -> ring.submit());
+        guarded(() -> {
+            ring.submit();
+            if (polledRing != null) {
+                polledRing.submit();
+            }
+        });
     }
 
+    /** Waits by the strategy; while polled requests are in flight it only submits: the loop polls for them. */
     void submitAndWait(WaitStrategy strategy, BooleanSupplier wakeup) {
-        guarded(() -> strategy.submitAndWait(ring, wakeup));
+        if (polledBusy()) {
+            submit();
+        } else {
+            guarded(() -> strategy.submitAndWait(ring, wakeup));
+        }
     }
 
     void reap() {
-        guarded(() -> ring.reap(this));
+        guarded(() -> {
+            ring.reap(this);
+            if (polledBusy() && polledRing.pollCompletions() > 0) {
+                polledRing.reap(this);
+            }
+        });
     }
 
     private void guarded(Runnable ringCall) {
@@ -156,7 +201,7 @@ final class RingIssuer implements CompletionHandler {
         if (op == null) {
             return; // DISCARDED, the drain's own cancel, or a stale user_data
         }
-        if (draining || op.complete(res, ring.setupFlags())) {
+        if (draining || op.complete(res, ringOf(op).setupFlags())) {
             if (CqeFlags.isFinal(flags)) {
                 slots.remove(userData);
                 op.release();
@@ -206,17 +251,9 @@ final class RingIssuer implements CompletionHandler {
             op.fail(cause);
         }
         draining = true;
-        boolean drained;
-        try {
-            drained = ring.drain(this, drainTimeout.toNanos());
-        } catch (RuntimeException e) {
-            drained = false;
-            log.warn("draining ring failed", e);
-        }
-        try {
-            ring.close();
-        } catch (RuntimeException e) {
-            log.warn("closing ring: {}", e.getMessage());
+        boolean drained = drainAndClose(ring, drainTimeout);
+        if (polledRing != null) {
+            drained &= drainAndClose(polledRing, drainTimeout);
         }
         draining = false;
         if (drained) {
@@ -227,5 +264,21 @@ final class RingIssuer implements CompletionHandler {
                     slots.size(), drainTimeout);
             slots = new SlotTable();
         }
+    }
+
+    private boolean drainAndClose(Ring r, Duration timeout) {
+        boolean drained;
+        try {
+            drained = r.drain(this, timeout.toNanos());
+        } catch (RuntimeException e) {
+            drained = false;
+            log.warn("draining ring failed", e);
+        }
+        try {
+            r.close();
+        } catch (RuntimeException e) {
+            log.warn("closing ring: {}", e.getMessage());
+        }
+        return drained;
     }
 }

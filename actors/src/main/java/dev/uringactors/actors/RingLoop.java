@@ -51,6 +51,7 @@ final class RingLoop implements Executor {
     private volatile boolean parked;
     private volatile boolean stopping;
     private RingIssuer issuer;
+    private final RouteDirectFiles directFiles;
     private WaitStrategy waitStrategy;
     private long turns;
     private long tasksRun;
@@ -58,6 +59,7 @@ final class RingLoop implements Executor {
     RingLoop(int index, UringSettings settings, int attachWqFd) {
         this.index = index;
         this.settings = settings;
+        this.directFiles = new RouteDirectFiles(settings.iopoll(), settings.iopollFallback());
         this.thread = new Thread(() -> run(attachWqFd), "uring-ring-" + index);
         thread.setDaemon(true);
     }
@@ -94,7 +96,9 @@ final class RingLoop implements Executor {
 
     private void run(int attachWqFd) {
         try {
-            issuer = new RingIssuer(settings.ringOptions(attachWqFd), wakeFd, settings.maxIoSize());
+            issuer = new RingIssuer(settings.ringOptions(attachWqFd),
+                    settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(),
+                    wakeFd, settings.maxIoSize());
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
@@ -154,6 +158,11 @@ final class RingLoop implements Executor {
     /** The issuer; use it only on this loop's thread. */
     RingIssuer issuer() {
         return issuer;
+    }
+
+    /** How O_DIRECT files are routed between the plain and the IOPOLL ring. */
+    RouteDirectFiles directFiles() {
+        return directFiles;
     }
 
     boolean inLoop() {

@@ -35,6 +35,11 @@ abstract class RingOp<T> {
         return null;
     }
 
+    /** Whether the op goes to the IOPOLL companion ring. */
+    boolean polled() {
+        return false;
+    }
+
     /** Whether a non-negative result finishes the op; false asks the issuer to prepare it again (short write). */
     boolean done(int res) {
         return true;

@@ -54,12 +54,14 @@ final class RingOps {
         private final Path path;
         private final int flags;
         private final int ring;
+        private final boolean polled;
         private final NativeBuffer pathString;
 
-        Open(Path path, int flags, int ring, ActorRef<StatusReply<FileHandle>> replyTo) {
+        Open(Path path, int flags, boolean polled, int ring, ActorRef<StatusReply<FileHandle>> replyTo) {
             super(replyTo);
             this.path = path;
             this.flags = flags;
+            this.polled = polled;
             this.ring = ring;
             this.pathString = NativeBuffer.ofString(path.toString());
         }
@@ -76,7 +78,7 @@ final class RingOps {
 
         @Override
         FileHandle result(int fd) {
-            return new FileHandle(fd, path, (flags & OpFlags.O_DIRECT) != 0, ring);
+            return new FileHandle(fd, path, (flags & OpFlags.O_DIRECT) != 0, polled, ring);
         }
 
         @Override
@@ -112,6 +114,11 @@ final class RingOps {
         @Override
         void prepare(Sqe sqe) {
             sqe.prepRead(file.fd(), buffer.address(), length, position);
+        }
+
+        @Override
+        boolean polled() {
+            return file.polled();
         }
 
         @Override
@@ -157,6 +164,11 @@ final class RingOps {
         @Override
         void prepare(Sqe sqe) {
             sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+        }
+
+        @Override
+        boolean polled() {
+            return file.polled();
         }
 
         @Override

@@ -1,0 +1,126 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.Done;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A fresh actor system per test: each one breaks or stops its ring. */
+@ExtendWith(RequiresIoUring.class)
+class RingRestartAndShutdownTest {
+    @TempDir
+    Path dir;
+    ActorTestKit testKit;
+    UringExtension uring;
+    FileHandle fifo;
+
+    @BeforeEach
+    void start() throws Exception {
+        testKit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 1, shutdown-timeout = 2s }")
+                .withFallback(ConfigFactory.load()));
+        uring = UringExtension.get(testKit.system());
+        // O_RDWR on a FIFO opens at once; reads of it stay in flight until someone writes.
+        fifo = UringFiles.get(testKit.system()).open(Fifo.create(dir, "fifo"), StandardOpenOption.READ,
+                StandardOpenOption.WRITE).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    private TestProbe<StatusReply<ByteString>> readsInFlight(int n) {
+        TestProbe<StatusReply<ByteString>> probe = testKit.createTestProbe();
+        for (int i = 0; i < n; i++) {
+            uring.ring(0).tell(new RingProtocol.Read(fifo, 0, 64, probe.getRef()));
+        }
+        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        assertEquals(n, stats.receiveMessage().requestsInFlight());
+        probe.expectNoMessage(Duration.ofMillis(50));
+        return probe;
+    }
+
+    @Test
+    void crashedRingAnswersEveryRequestInFlightPromptlyAndComesBack() {
+        TestProbe<StatusReply<ByteString>> probe = readsInFlight(50);
+        long before = System.nanoTime();
+        uring.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("injected ring failure")));
+        for (int i = 0; i < 50; i++) {
+            StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
+            assertTrue(reply.isError());
+            RingFailedException e = assertInstanceOf(RingFailedException.class, reply.getError());
+            assertTrue(e.getMessage().contains("injected ring failure"), e.getMessage());
+        }
+        assertTrue(System.nanoTime() - before < 3_000_000_000L, "answered within the drain timeout");
+
+        TestProbe<StatusReply<Done>> nop = testKit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
+        assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "a new ring serves requests");
+        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        RingLoopStats s = stats.receiveMessage();
+        assertEquals(0, s.requestsInFlight(), s.toString());
+        assertTrue(s.ringStats().submitted() <= 3, "counters of the new ring: " + s);
+    }
+
+    @Test
+    void shutdownAnswersReadsInFlightThenEveryLaterRequest() throws Exception {
+        TestProbe<StatusReply<ByteString>> probe = readsInFlight(20);
+        uring.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 20; i++) {
+            StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
+            assertTrue(reply.isError());
+            assertTrue(reply.getError().getMessage().contains("shut down"), reply.getError().getMessage());
+        }
+        TestProbe<StatusReply<Done>> nop = testKit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
+        StatusReply<Done> late = nop.receiveMessage(Duration.ofSeconds(5));
+        assertTrue(late.isError() && late.getError().getMessage().contains("shut down"), late.toString());
+    }
+
+    @Test
+    void wakeUpsFromAForeignThreadCostFarFewerEventfdWritesThanMessages() {
+        int messages = 100_000;
+        TestProbe<Integer> done = testKit.createTestProbe();
+        ActorRef<StatusReply<Done>> counter = testKit.spawn(
+                org.apache.pekko.actor.typed.javadsl.Behaviors.setup(ctx -> {
+                    int[] count = {0};
+                    return org.apache.pekko.actor.typed.javadsl.Behaviors.<StatusReply<Done>>receiveMessage(m -> {
+                        if (++count[0] == messages) {
+                            done.getRef().tell(count[0]);
+                        }
+                        return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+                    });
+                }), "counter", uring.dispatcher(0));
+        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        long wakesBefore = stats.receiveMessage().wakeSignals();
+        for (int i = 0; i < messages; i++) {
+            uring.ring(0).tell(new RingProtocol.Nop(counter));
+        }
+        assertEquals(messages, done.receiveMessage(Duration.ofSeconds(60)));
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        long wakes = stats.receiveMessage().wakeSignals() - wakesBefore;
+        assertTrue(wakes < messages / 20, "eventfd writes for " + messages + " messages: " + wakes);
+    }
+}

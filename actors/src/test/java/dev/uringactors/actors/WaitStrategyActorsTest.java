@@ -1,0 +1,58 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@ExtendWith(RequiresIoUring.class)
+class WaitStrategyActorsTest {
+    /** Runs {@code requests} NOP round trips, one every {@code gapNanos}; returns the ring thread's CPU time. */
+    private static long lightLoad(String strategy, int requests, long gapNanos) {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, wait-strategy = " + strategy + " }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            TestProbe<StatusReply<Done>> probe = testKit.createTestProbe();
+            TestProbe<RingLoopStats> stats = testKit.createTestProbe();
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+            RingLoopStats before = stats.receiveMessage();
+            assertEquals(strategy, before.waitStrategy());
+            for (int i = 0; i < requests; i++) {
+                uring.ring(0).tell(new RingProtocol.Nop(probe.getRef()));
+                assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());
+                LockSupport.parkNanos(gapNanos);
+            }
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+            return stats.receiveMessage().cpuTimeNanos() - before.cpuTimeNanos();
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"interrupt", "classic", "hybrid"})
+    void eachStrategyServesRequests(String strategy) {
+        assertTrue(lightLoad(strategy, 200, 0) > 0);
+    }
+
+    @Test
+    void underLightLoadHybridUsesFarLessRingThreadCpuThanClassic() {
+        long classic = lightLoad("classic", 300, 2_000_000);
+        long hybrid = lightLoad("hybrid", 300, 2_000_000);
+        assertTrue(hybrid < classic / 2, "ring-thread CPU: hybrid " + hybrid / 1_000_000 + " ms, classic "
+                + classic / 1_000_000 + " ms");
+    }
+}
