@@ -92,7 +92,7 @@ final class RingActor {
                     + m.position() + ": the length must be 0.." + issuer.maxIoSize()
                     + " (uring.buffers.max-io-size) and the position not negative"));
         }
-        return issue(new RingOps.Read(m.file(), m.position(), m.length(), m.replyTo()));
+        return issue(new RingOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
     }
 
     private Behavior<Command> write(Write m) {
@@ -101,7 +101,7 @@ final class RingActor {
                     + m.position() + ": at most " + issuer.maxIoSize()
                     + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
         }
-        return issue(new RingOps.Write(m.file(), m.position(), m.data(), m.replyTo()));
+        return issue(new RingOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()));
     }
 
     private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {

@@ -37,6 +37,7 @@ final class RingIssuer implements CompletionHandler {
     private final RingOptions polledOptions;
     private final EventFd wakeFd;
     private final int maxIoSize;
+    private final BufferPool buffers;
     private SlotTable slots = new SlotTable();
     private final ArrayDeque<RingOp<?>> backlog = new ArrayDeque<>();
     private Ring ring;
@@ -53,6 +54,7 @@ final class RingIssuer implements CompletionHandler {
         this.polledOptions = polledOptions;
         this.wakeFd = wakeFd;
         this.maxIoSize = maxIoSize;
+        this.buffers = new BufferPool(maxIoSize);
         open();
     }
 
@@ -95,6 +97,11 @@ final class RingIssuer implements CompletionHandler {
 
     int maxIoSize() {
         return maxIoSize;
+    }
+
+    /** The ring's pool of native I/O buffers. */
+    BufferPool buffers() {
+        return buffers;
     }
 
     /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
@@ -237,6 +244,7 @@ final class RingIssuer implements CompletionHandler {
         if (!closed) {
             closed = true;
             failAndClose(new IllegalStateException("the ring is shut down"), drainTimeout);
+            buffers.close(); // only buffers back in the pool: those of undrained requests stay with the kernel
         }
     }
 

@@ -18,15 +18,7 @@ import java.time.Instant;
  * an address that stays put until the completion, so each read or write owns a native buffer for that time.
  */
 final class RingOps {
-    /** O_DIRECT needs block-aligned buffers; 4096 covers every logical block size in use. */
-    private static final int DIRECT_ALIGNMENT = 4096;
-
     private RingOps() {
-    }
-
-    private static NativeBuffer ioBuffer(int length, boolean direct) {
-        int size = Math.max(length, 1);
-        return direct ? NativeBuffer.allocateAligned(size, DIRECT_ALIGNMENT) : NativeBuffer.allocate(size);
     }
 
     static final class Nop extends RingOp<Done> {
@@ -96,14 +88,16 @@ final class RingOps {
         private final FileHandle file;
         private final long position;
         private final int length;
+        private final BufferPool pool;
         private final NativeBuffer buffer;
 
-        Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo) {
+        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
             this.length = length;
-            this.buffer = ioBuffer(length, file.direct());
+            this.pool = pool;
+            this.buffer = pool.acquire(length);
         }
 
         @Override
@@ -135,7 +129,7 @@ final class RingOps {
 
         @Override
         void release() {
-            buffer.close();
+            pool.release(buffer);
         }
     }
 
@@ -144,16 +138,19 @@ final class RingOps {
         private final FileHandle file;
         private final long position;
         private final int length;
+        private final BufferPool pool;
         private final NativeBuffer buffer;
         private int written;
 
-        Write(FileHandle file, long position, ByteString data, ActorRef<StatusReply<Integer>> replyTo) {
+        Write(FileHandle file, long position, ByteString data, BufferPool pool,
+              ActorRef<StatusReply<Integer>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
             this.length = data.size();
-            this.buffer = ioBuffer(length, file.direct());
-            buffer.write(0, data.toArrayUnsafe(), 0, length);
+            this.pool = pool;
+            this.buffer = pool.acquire(length);
+            data.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
         @Override
@@ -189,7 +186,7 @@ final class RingOps {
 
         @Override
         void release() {
-            buffer.close();
+            pool.release(buffer);
         }
     }
 

@@ -6,6 +6,12 @@ public final class Main {
             usage: java -jar bench/target/uring-bench.jar <command> [options]
               nop --batch 32 --seconds 5 [--c-nop /tmp/uring-anchors/nop]
                   NOPs through one SINGLE_ISSUER|DEFER_TASKRUN ring; with --c-nop, liburing's C figure beside it
+              actor-nop --seconds 5 [--depth 32] [--wait interrupt|classic|hybrid]
+                  NOP requests from an actor on the ring thread, answered as messages
+              file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--fio fio]
+                  4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio)
+              wait-modes [--file F] [--seconds 5] [--qd 1] [--busy 2]
+                  interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
             """;
 
     private Main() {
@@ -20,6 +26,9 @@ public final class Main {
             Args args = new Args(argv, 1);
             switch (argv[0]) {
                 case "nop" -> NopBench.main(args);
+                case "actor-nop" -> ActorNopBench.main(args);
+                case "file-read" -> FileReadBench.main(args);
+                case "wait-modes" -> WaitModesBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

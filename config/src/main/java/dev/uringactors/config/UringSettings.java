@@ -141,6 +141,10 @@ public record UringSettings(
         }
         if (deferTaskrun) {
             flags.add(SetupFlag.DEFER_TASKRUN);
+            if (waitStrategy != WaitMode.INTERRUPT) {
+                // Spinning then reads IORING_SQ_TASKRUN instead of entering the kernel to look for completions.
+                flags.add(SetupFlag.TASKRUN_FLAG);
+            }
         } else if (coopTaskrun && !sqpoll.enabled()) {
             flags.add(SetupFlag.COOP_TASKRUN);
         }

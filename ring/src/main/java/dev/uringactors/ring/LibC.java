@@ -50,6 +50,8 @@ final class LibC {
 
     static native String strerror(int errnum);
 
+    static native int prctl(int option, long arg2, long arg3, long arg4, long arg5);
+
     /** errno of the last failed call on this thread, negated the way the kernel reports it in a CQE. */
     static int negErrno() {
         return -Native.getLastError();

@@ -18,6 +18,7 @@ public final class NativeBuffer implements AutoCloseable {
     private final long address;
     private final long size;
     private final Pointer pointer;
+    private ByteBuffer view;
     private boolean freed;
 
     private NativeBuffer(long size, int alignment) {
@@ -72,10 +73,13 @@ public final class NativeBuffer implements AutoCloseable {
         return size;
     }
 
-    /** A direct little-endian view of the whole buffer; valid until {@link #close()}. */
+    /** A direct little-endian view of the whole buffer (the same one each time); valid until {@link #close()}. */
     public ByteBuffer asByteBuffer() {
         checkLive();
-        return pointer.getByteBuffer(0, size).order(ByteOrder.LITTLE_ENDIAN);
+        if (view == null) {
+            view = pointer.getByteBuffer(0, size).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return view;
     }
 
     public void putLong(long offset, long value) {
@@ -98,14 +102,14 @@ public final class NativeBuffer implements AutoCloseable {
         return pointer.getInt(offset);
     }
 
-    public void write(long offset, byte[] src, int from, int length) {
-        checkLive();
-        pointer.write(offset, src, from, length);
+    /** Copies bytes in, through the buffer's view (a plain Java copy, no native call). */
+    public void write(int offset, byte[] src, int from, int length) {
+        asByteBuffer().put(offset, src, from, length);
     }
 
-    public void read(long offset, byte[] dst, int from, int length) {
-        checkLive();
-        pointer.read(offset, dst, from, length);
+    /** Copies bytes out, through the buffer's view. */
+    public void read(int offset, byte[] dst, int from, int length) {
+        asByteBuffer().get(offset, dst, from, length);
     }
 
     @Override

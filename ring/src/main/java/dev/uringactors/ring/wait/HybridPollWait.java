@@ -1,6 +1,7 @@
 package dev.uringactors.ring.wait;
 
 import dev.uringactors.ring.Ring;
+import dev.uringactors.ring.TimerSlack;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -13,7 +14,8 @@ import java.util.function.BooleanSupplier;
  * <p>Unlike the kernel, which keeps the shortest time it ever saw, this keeps the shortest of the last
  * {@code window} samples, so the estimate follows the latency up as well as down (a device that got slower
  * would otherwise be polled too early forever). Sleeps shorter than {@code minSleepNanos} are skipped: a timed
- * park costs tens of microseconds itself.
+ * park costs microseconds itself. The first wait sets the calling thread's timer slack to 1 us, or the kernel
+ * would stretch each short sleep by its default 50 us.
  */
 public final class HybridPollWait implements WaitStrategy {
     private final long maxSpinNanos;
@@ -26,6 +28,7 @@ public final class HybridPollWait implements WaitStrategy {
     private long submittedAt = -1;
     private long sleeps;
     private long blocks;
+    private Thread preciseSleeper;
 
     /** 200 us of spinning at most, sleeps of at least 10 us, a window of 16 samples. */
     public HybridPollWait() {
@@ -60,6 +63,10 @@ public final class HybridPollWait implements WaitStrategy {
     private int sleepThenSpinThenBlock(Ring ring, BooleanSupplier wakeup) {
         long sleep = estimateNanos / 2;
         if (sleep >= minSleepNanos) {
+            if (preciseSleeper != Thread.currentThread()) {
+                preciseSleeper = Thread.currentThread();
+                TimerSlack.setForCurrentThread(1_000);
+            }
             long since = submittedAt >= 0 ? System.nanoTime() - submittedAt : 0;
             if (sleep > since) {
                 sleeps++;

@@ -1,0 +1,57 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.NativeBuffer;
+
+import java.util.ArrayDeque;
+
+/**
+ * Native I/O buffers of one ring, reused instead of allocated, zeroed and freed per request. Sizes are powers
+ * of two from 4 KiB, every buffer 4096-aligned so that O_DIRECT can use any of them. Only the ring's thread uses
+ * it. A buffer comes back only after its request's final completion, when the kernel is done with it.
+ */
+final class BufferPool {
+    private static final int MIN_SHIFT = 12;
+    private static final int ALIGNMENT = 4096;
+    /** Buffers kept per size class, and bytes kept per class at most: enough for a deep queue of small reads. */
+    private static final int MAX_KEPT = 256;
+    private static final long MAX_KEPT_BYTES = 16L << 20;
+
+    private final ArrayDeque<NativeBuffer>[] free;
+
+    @SuppressWarnings("unchecked")
+    BufferPool(int maxIoSize) {
+        free = new ArrayDeque[classOf(maxIoSize) + 1];
+        for (int i = 0; i < free.length; i++) {
+            free[i] = new ArrayDeque<>();
+        }
+    }
+
+    private static int classOf(int length) {
+        int shift = 32 - Integer.numberOfLeadingZeros(Math.max(length, 1) - 1);
+        return Math.max(shift, MIN_SHIFT) - MIN_SHIFT;
+    }
+
+    /** A buffer of at least {@code length} bytes; its contents are whatever was there before. */
+    NativeBuffer acquire(int length) {
+        int c = classOf(length);
+        NativeBuffer b = free[c].poll();
+        return b != null ? b : NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT);
+    }
+
+    void release(NativeBuffer buffer) {
+        int c = classOf((int) buffer.size());
+        if (free[c].size() < MAX_KEPT && (free[c].size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
+            free[c].push(buffer);
+        } else {
+            buffer.close();
+        }
+    }
+
+    /** Frees every pooled buffer. */
+    void close() {
+        for (ArrayDeque<NativeBuffer> list : free) {
+            list.forEach(NativeBuffer::close);
+            list.clear();
+        }
+    }
+}

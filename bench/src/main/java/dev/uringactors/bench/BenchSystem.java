@@ -1,0 +1,56 @@
+package dev.uringactors.bench;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.UringExtension;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/** An actor system configured for a run, and the measuring helpers the commands share. */
+final class BenchSystem implements AutoCloseable {
+    final ActorSystem<Void> system;
+    final UringExtension uring;
+
+    /** {@code uringSettings} is HOCON inside {@code uring { }}; one ring unless it says otherwise. */
+    BenchSystem(String uringSettings) {
+        system = ActorSystem.create(Behaviors.empty(), "bench", ConfigFactory.parseString(
+                "uring { rings = 1\n" + uringSettings + " }\npekko.loglevel = WARNING")
+                .withFallback(ConfigFactory.load()));
+        uring = UringExtension.get(system);
+    }
+
+    <T> void spawnOnRing(int ring, Behavior<T> behavior, String name) {
+        system.systemActorOf(behavior, name + "-" + ring, uring.dispatcher(ring));
+    }
+
+    <T> void spawnOnRing(Behavior<T> behavior, String name) {
+        spawnOnRing(0, behavior, name);
+    }
+
+    RingLoopStats stats() throws Exception {
+        return AskPattern.<RingProtocol.Command, RingLoopStats>ask(uring.ring(0), RingProtocol.GetStats::new,
+                Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /** Rate of {@code counter} over {@code seconds}, after {@code warmupSeconds}. */
+    static double rate(LongSupplier counter, int warmupSeconds, int seconds) throws InterruptedException {
+        Thread.sleep(warmupSeconds * 1000L);
+        long c0 = counter.getAsLong();
+        long t0 = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        return (counter.getAsLong() - c0) * 1e9 / (System.nanoTime() - t0);
+    }
+
+    @Override
+    public void close() throws Exception {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,184 @@
+package dev.uringactors.bench;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import dev.uringactors.actors.FileHandle;
+import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.UringFiles;
+import dev.uringactors.actors.UringOpenOption;
+import org.apache.pekko.util.ByteString;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.CompletionHandler;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * 4 KiB reads at random aligned offsets, {@code qd} in flight, through the actors, then in the same run
+ * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads; with
+ * {@code --fio fio}, fio's io_uring engine on the same file first.
+ */
+final class FileReadBench {
+    private static final int BLOCK = 4096;
+
+    private FileReadBench() {
+    }
+
+    static void main(Args args) throws Exception {
+        Path file = Path.of(args.string("file", "/tmp/uring-bench.dat"));
+        boolean direct = args.bool("direct", true);
+        int qd = args.intValue("qd", 32);
+        int seconds = args.intValue("seconds", 10);
+        long size = ensureFile(file, (long) args.intValue("size-mib", 1024) << 20);
+        long blocks = size / BLOCK;
+        String fio = args.string("fio", null);
+        if (fio != null) {
+            double iops = Fio.randRead(fio, file, direct, qd, seconds);
+            System.out.printf(Locale.ROOT, "fio direct=%b qd=%d: %.0f IOPS (io_uring engine)%n", direct, qd, iops);
+        }
+        String rings = args.string("rings", "auto");
+        double uring = uring(file, direct, qd, rings, seconds, blocks);
+        double async = asyncChannel(file, direct, qd, seconds, blocks);
+        double pool = channelPool(file, direct, qd, seconds, blocks);
+        System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n", uring / Math.max(async, pool));
+        System.out.printf(Locale.ROOT,
+                "file-read direct=%b qd=%d: uring %.0f IOPS, async-channel %.0f IOPS, filechannel-pool %.0f IOPS%n",
+                direct, qd, uring, async, pool);
+    }
+
+    static long ensureFile(Path file, long size) throws IOException {
+        if (Files.exists(file) && Files.size(file) >= size) {
+            return Files.size(file);
+        }
+        System.err.printf("writing %d MiB of random data to %s%n", size >> 20, file);
+        try (OutputStream out = Files.newOutputStream(file)) {
+            byte[] chunk = new byte[1 << 20];
+            Random random = new Random(1);
+            for (long n = 0; n < size; n += chunk.length) {
+                random.nextBytes(chunk);
+                out.write(chunk);
+            }
+        }
+        return size;
+    }
+
+    private static long randomOffset(long blocks) {
+        return ThreadLocalRandom.current().nextLong(blocks) * BLOCK;
+    }
+
+    /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
+    private static double uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
+            throws Exception {
+        try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
+            List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
+            if (direct) {
+                options.add(UringOpenOption.DIRECT);
+            }
+            FileHandle handle = UringFiles.get(bench.system).open(file, options.toArray(OpenOption[]::new))
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Tally tally = new Tally();
+            int n = bench.uring.ringCount();
+            for (int ring = 0; ring < n; ring++) {
+                FileHandle onRing = new FileHandle(handle.fd(), handle.path(), handle.direct(), handle.polled(), ring);
+                bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
+                        replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
+                        qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
+            }
+            double rate = BenchSystem.rate(tally::completed, 2, seconds);
+            tally.checkNoFailures();
+            return rate;
+        }
+    }
+
+    private static OpenOption[] jdkOptions(boolean direct) {
+        return direct ? new OpenOption[] {StandardOpenOption.READ, ExtendedOpenOption.DIRECT}
+                : new OpenOption[] {StandardOpenOption.READ};
+    }
+
+    private static ByteBuffer alignedBuffer() {
+        return ByteBuffer.allocateDirect(2 * BLOCK).alignedSlice(BLOCK).limit(BLOCK);
+    }
+
+    private static double asyncChannel(Path file, boolean direct, int qd, int seconds, long blocks)
+            throws Exception {
+        ExecutorService callbacks = Executors.newFixedThreadPool(2);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong completed = new AtomicLong();
+        CountDownLatch stopped = new CountDownLatch(qd); // each chain of reads ends once after stop
+        try (AsynchronousFileChannel channel = AsynchronousFileChannel.open(file,
+                java.util.Set.of(jdkOptions(direct)), callbacks)) {
+            for (int i = 0; i < qd; i++) {
+                ByteBuffer buffer = alignedBuffer();
+                channel.read(buffer, randomOffset(blocks), buffer, new CompletionHandler<Integer, ByteBuffer>() {
+                    @Override
+                    public void completed(Integer n, ByteBuffer b) {
+                        completed.incrementAndGet();
+                        if (stop.get()) {
+                            stopped.countDown();
+                        } else {
+                            b.clear().limit(BLOCK);
+                            channel.read(b, randomOffset(blocks), b, this);
+                        }
+                    }
+
+                    @Override
+                    public void failed(Throwable e, ByteBuffer b) {
+                        System.err.println("AsynchronousFileChannel read failed: " + e);
+                        stopped.countDown();
+                    }
+                });
+            }
+            double rate = BenchSystem.rate(completed::get, 2, seconds);
+            stop.set(true);
+            stopped.await(10, TimeUnit.SECONDS);
+            return rate;
+        } finally {
+            callbacks.shutdown();
+            callbacks.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static double channelPool(Path file, boolean direct, int qd, int seconds, long blocks)
+            throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong completed = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(qd);
+        try (FileChannel channel = FileChannel.open(file, jdkOptions(direct))) {
+            for (int i = 0; i < qd; i++) {
+                pool.execute(() -> {
+                    ByteBuffer buffer = alignedBuffer();
+                    try {
+                        while (!stop.get()) {
+                            buffer.clear().limit(BLOCK);
+                            channel.read(buffer, randomOffset(blocks));
+                            completed.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        System.err.println("FileChannel read failed: " + e);
+                    }
+                });
+            }
+            double rate = BenchSystem.rate(completed::get, 2, seconds);
+            stop.set(true);
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+            return rate;
+        }
+    }
+}
