@@ -24,6 +24,8 @@ final class IoUringCalls {
     static final int REGISTER_ENABLE_RINGS = 12;
     static final int REGISTER_RING_FDS = 20;
     static final int UNREGISTER_RING_FDS = 21;
+    static final int REGISTER_PBUF_RING = 22;
+    static final int UNREGISTER_PBUF_RING = 23;
 
     private IoUringCalls() {
     }

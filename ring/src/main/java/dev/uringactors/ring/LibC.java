@@ -50,6 +50,20 @@ final class LibC {
 
     static native String strerror(int errnum);
 
+    static native int socket(int domain, int type, int protocol);
+
+    static native int setsockopt(int fd, int level, int name, long value, int length);
+
+    static native int getsockopt(int fd, int level, int name, long value, long length);
+
+    static native int bind(int fd, long addr, int length);
+
+    static native int listen(int fd, int backlog);
+
+    static native int getsockname(int fd, long addr, long length);
+
+    static native int getpeername(int fd, long addr, long length);
+
     static native int prctl(int option, long arg2, long arg3, long arg4, long arg5);
 
     /** errno of the last failed call on this thread, negated the way the kernel reports it in a CQE. */

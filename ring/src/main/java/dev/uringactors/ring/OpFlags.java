@@ -43,6 +43,21 @@ public final class OpFlags {
     /** STATX: the basic fields (mode, size, times...). */
     public static final int STATX_BASIC_STATS = 0x7ff;
 
+    /** ACCEPT, in ioprio: stay armed, one CQE per connection, with F_MORE (5.19). */
+    public static final int ACCEPT_MULTISHOT = 1;
+    /** RECV, in ioprio: stay armed, one CQE per received chunk in a provided buffer, with F_MORE (6.0). */
+    public static final int RECV_MULTISHOT = 1 << 1;
+    /** SEND_ZC, in ioprio: report in the notification whether the data was copied after all. */
+    public static final int SEND_ZC_REPORT_USAGE = 1 << 3;
+    /** send(2) flag: no SIGPIPE when the peer has gone; EPIPE instead. */
+    public static final int MSG_NOSIGNAL = 0x4000;
+    /** accept4(2) / socket(2) flag. */
+    public static final int SOCK_CLOEXEC = 0x80000;
+    /** SHUTDOWN: how. */
+    public static final int SHUT_RD = 0;
+    public static final int SHUT_WR = 1;
+    public static final int SHUT_RDWR = 2;
+
     /** The file_index that asks the kernel to pick a free registered-file slot (5.19). */
     public static final int FILE_INDEX_ALLOC = -1;
 

@@ -316,6 +316,12 @@ public final class Ring implements AutoCloseable {
         }
     }
 
+    /** For {@link BufferRing}: register or unregister a provided-buffer ring. */
+    int registerBufferRing(boolean register, long reg) {
+        return register(register ? "REGISTER_PBUF_RING" : "UNREGISTER_PBUF_RING",
+                register ? IoUringCalls.REGISTER_PBUF_RING : IoUringCalls.UNREGISTER_PBUF_RING, reg, 1);
+    }
+
     private int register(String what, int opcode, long arg, int nrArgs) {
         checkOpen();
         int r = IoUringCalls.register(fd, opcode, arg, nrArgs);

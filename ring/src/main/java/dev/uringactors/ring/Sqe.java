@@ -148,6 +148,71 @@ public final class Sqe {
         return prepRw(Opcode.MSG_RING, ringFd, 0, res, userData).opFlags(flags); // addr 0 = IORING_MSG_DATA
     }
 
+    /** socket(2); completes with the new fd. */
+    public Sqe prepSocket(int domain, int type, int protocol, int flags) {
+        return prepRw(Opcode.SOCKET, domain, 0, protocol, type).opFlags(flags);
+    }
+
+    /**
+     * accept4(2) on listening socket {@code fd}; {@code addr}/{@code addrLen} (a u32 holding the buffer's size)
+     * receive the peer's address, or are 0. Completes with the new fd.
+     */
+    public Sqe prepAccept(int fd, long addr, long addrLen, int flags) {
+        return prepRw(Opcode.ACCEPT, fd, addr, 0, addrLen).opFlags(flags);
+    }
+
+    /** One SQE, one CQE per accepted connection while F_MORE is set (5.19); no peer address. */
+    public Sqe prepMultishotAccept(int fd, int flags) {
+        return prepAccept(fd, 0, 0, flags).ioprio(OpFlags.ACCEPT_MULTISHOT);
+    }
+
+    /** As {@link #prepMultishotAccept}, into free registered-file slots: each CQE carries a slot, not an fd. */
+    public Sqe prepMultishotAcceptDirect(int fd, int flags) {
+        return prepMultishotAccept(fd, flags).fileIndex(OpFlags.FILE_INDEX_ALLOC);
+    }
+
+    /** connect(2) to the sockaddr at {@code addr}. */
+    public Sqe prepConnect(int fd, long addr, int addrLen) {
+        return prepRw(Opcode.CONNECT, fd, addr, 0, addrLen);
+    }
+
+    /** recv(2) into {@code buf}; completes with the bytes received, 0 when the peer has shut down. */
+    public Sqe prepRecv(int fd, long buf, int len, int flags) {
+        return prepRw(Opcode.RECV, fd, buf, len, 0).opFlags(flags);
+    }
+
+    /**
+     * Multishot recv (6.0): each CQE carries data in a buffer the kernel took from provided-buffer group
+     * {@code group} (its id in the CQE flags), F_MORE while armed; it ends with -ENOBUFS when the group is empty.
+     */
+    public Sqe prepRecvMultishot(int fd, int group, int flags) {
+        return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).ioprio(OpFlags.RECV_MULTISHOT)
+                .flags(SqeFlags.BUFFER_SELECT).bufGroup(group);
+    }
+
+    /** send(2) of {@code len} bytes at {@code buf}; pass {@link OpFlags#MSG_NOSIGNAL}. */
+    public Sqe prepSend(int fd, long buf, int len, int flags) {
+        return prepRw(Opcode.SEND, fd, buf, len, 0).opFlags(flags);
+    }
+
+    /** sendmsg(2) of the {@code struct msghdr} at {@code msg}. */
+    public Sqe prepSendmsg(int fd, long msg, int flags) {
+        return prepRw(Opcode.SENDMSG, fd, msg, 1, 0).opFlags(flags);
+    }
+
+    /**
+     * Zero-copy send (6.0): a first CQE with the result (F_MORE set), then a notification CQE (F_NOTIF) once the
+     * kernel no longer reads {@code buf}. Keep the buffer until the notification.
+     */
+    public Sqe prepSendZc(int fd, long buf, int len, int flags, int zcFlags) {
+        return prepRw(Opcode.SEND_ZC, fd, buf, len, 0).opFlags(flags).ioprio(zcFlags);
+    }
+
+    /** shutdown(2): {@link OpFlags#SHUT_RD}, SHUT_WR or SHUT_RDWR. */
+    public Sqe prepShutdown(int fd, int how) {
+        return prepRw(Opcode.SHUTDOWN, fd, 0, how, 0);
+    }
+
     public Sqe userData(long userData) {
         sqes.putLong(at + 32, userData);
         return this;

@@ -1,0 +1,158 @@
+package dev.uringactors.ring;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * The socket calls a server makes once, at setup (socket, options, bind, listen, addresses), as plain system
+ * calls; everything per connection or per byte goes through the ring. Failures are {@link UringException}s
+ * naming the call and the address.
+ */
+public final class Sockets {
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_NONBLOCK = 0x800;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_REUSEADDR = 2;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_KEEPALIVE = 9;
+    public static final int SO_REUSEPORT = 15;
+    public static final int IPPROTO_TCP = 6;
+    public static final int TCP_NODELAY = 1;
+    /** Room for a sockaddr_in6, the larger of the two. */
+    public static final int SOCKADDR_SIZE = 28;
+
+    private Sockets() {
+    }
+
+    /** A TCP socket (close-on-exec) for this address's family. */
+    public static int tcpSocket(InetSocketAddress address) {
+        int fd = LibC.socket(family(address), SOCK_STREAM | OpFlags.SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            throw failed("socket", address, -LibC.negErrno());
+        }
+        return fd;
+    }
+
+    public static void setOption(int fd, int level, int name, int value) {
+        try (NativeBuffer v = NativeBuffer.allocate(4)) {
+            v.putInt(0, value);
+            if (LibC.setsockopt(fd, level, name, v.address(), 4) != 0) {
+                throw new UringException("setsockopt(" + level + ", " + name + ")", -LibC.negErrno(), null);
+            }
+        }
+    }
+
+    public static int option(int fd, int level, int name) {
+        try (NativeBuffer v = NativeBuffer.allocate(8)) {
+            v.putInt(4, 4);
+            if (LibC.getsockopt(fd, level, name, v.address(), v.address() + 4) != 0) {
+                throw new UringException("getsockopt(" + level + ", " + name + ")", -LibC.negErrno(), null);
+            }
+            return v.getInt(0);
+        }
+    }
+
+    /** A listening TCP socket: SO_REUSEADDR, SO_REUSEPORT if asked, bound, listening with {@code backlog}. */
+    public static int listen(InetSocketAddress address, int backlog, boolean reusePort) {
+        int fd = tcpSocket(address);
+        try (NativeBuffer sockaddr = NativeBuffer.allocate(SOCKADDR_SIZE)) {
+            setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+            if (reusePort) {
+                setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+            }
+            int len = encode(address, sockaddr);
+            if (LibC.bind(fd, sockaddr.address(), len) != 0) {
+                throw failed("bind", address, -LibC.negErrno());
+            }
+            if (LibC.listen(fd, backlog) != 0) {
+                throw failed("listen", address, -LibC.negErrno());
+            }
+            return fd;
+        } catch (RuntimeException e) {
+            LibC.close(fd);
+            throw e;
+        }
+    }
+
+    public static InetSocketAddress localAddress(int fd) {
+        return address(fd, true);
+    }
+
+    public static InetSocketAddress remoteAddress(int fd) {
+        return address(fd, false);
+    }
+
+    private static InetSocketAddress address(int fd, boolean local) {
+        try (NativeBuffer sockaddr = NativeBuffer.allocate(SOCKADDR_SIZE + 8)) {
+            sockaddr.putInt(SOCKADDR_SIZE, SOCKADDR_SIZE);
+            long lenAddr = sockaddr.address() + SOCKADDR_SIZE;
+            int r = local ? LibC.getsockname(fd, sockaddr.address(), lenAddr)
+                    : LibC.getpeername(fd, sockaddr.address(), lenAddr);
+            if (r != 0) {
+                throw new UringException(local ? "getsockname" : "getpeername", -LibC.negErrno(), null);
+            }
+            return decode(sockaddr);
+        }
+    }
+
+    /** Closes an fd outside the ring (setup and error paths). */
+    public static void close(int fd) {
+        LibC.close(fd);
+    }
+
+    /** Writes {@code address} as a sockaddr_in or sockaddr_in6; returns its length. */
+    public static int encode(InetSocketAddress address, NativeBuffer into) {
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("unresolved address: " + address);
+        }
+        byte[] ip = address.getAddress().getAddress();
+        var b = into.asByteBuffer();
+        b.putShort(0, (short) family(address)); // host order
+        b.put(2, (byte) (address.getPort() >>> 8)); // network order
+        b.put(3, (byte) address.getPort());
+        if (ip.length == 4) {
+            into.write(4, ip, 0, 4);
+            return 16;
+        }
+        into.write(8, ip, 0, 16);
+        if (address.getAddress() instanceof Inet6Address v6) {
+            into.putInt(24, v6.getScopeId());
+        }
+        return SOCKADDR_SIZE;
+    }
+
+    public static InetSocketAddress decode(NativeBuffer sockaddr) {
+        var b = sockaddr.asByteBuffer();
+        int family = b.getShort(0) & 0xffff;
+        int port = ((b.get(2) & 0xff) << 8) | (b.get(3) & 0xff);
+        byte[] ip = new byte[family == AF_INET6 ? 16 : 4];
+        b.get(family == AF_INET6 ? 8 : 4, ip, 0, ip.length);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // cannot happen with 4 or 16 bytes
+        }
+    }
+
+    private static int family(InetSocketAddress address) {
+        return address.getAddress() instanceof Inet4Address ? AF_INET : AF_INET6;
+    }
+
+    private static UringException failed(String call, InetSocketAddress address, int errno) {
+        String hint = switch (errno) {
+            case 98 -> "something already listens on " + address + " (another process, or this one without "
+                    + "SO_REUSEPORT)";
+            case 99 -> address.getAddress() + " is not an address of this machine";
+            case Errno.EACCES -> "ports below 1024 need root or CAP_NET_BIND_SERVICE";
+            case Errno.EMFILE, Errno.ENFILE -> "out of file descriptors (ulimit -n)";
+            default -> null;
+        };
+        return new UringException(call + " " + address, errno, hint);
+    }
+}
