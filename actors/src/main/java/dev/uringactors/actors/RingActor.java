@@ -68,7 +68,7 @@ final class RingActor {
                 .build();
     }
 
-    private Behavior<Command> issue(RingOp<?> op) {
+    private Behavior<Command> issue(RingOp op) {
         issuer.issue(op);
         return Behaviors.same();
     }

@@ -1,5 +1,6 @@
 package dev.uringactors.actors;
 
+import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
 import dev.uringactors.ring.EventFd;
@@ -32,16 +33,21 @@ final class RingIssuer implements CompletionHandler {
     private static final long WAKE = -1L;
     /** user_data of an SQE whose op could not be prepared (turned into a NOP). */
     private static final long DISCARDED = -2L;
+    private static final int RECV_GROUP = 0;
 
     private final RingOptions options;
     private final RingOptions polledOptions;
     private final EventFd wakeFd;
     private final int maxIoSize;
+    private final int recvBufferCount;
+    private final int recvBufferSize;
     private final BufferPool buffers;
     private SlotTable slots = new SlotTable();
-    private final ArrayDeque<RingOp<?>> backlog = new ArrayDeque<>();
+    private final ArrayDeque<RingOp> backlog = new ArrayDeque<>();
     private Ring ring;
     private Ring polledRing;
+    /** Provided buffers for multishot recv, registered on first use; group {@link #RECV_GROUP}. */
+    private BufferRing recvBuffers;
     private NativeBuffer wakeBuffer;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
     private boolean closed;
@@ -49,11 +55,14 @@ final class RingIssuer implements CompletionHandler {
     private boolean draining;
 
     /** {@code polledOptions} sets up the IOPOLL companion ring, or is null for none. */
-    RingIssuer(RingOptions options, RingOptions polledOptions, EventFd wakeFd, int maxIoSize) {
+    RingIssuer(RingOptions options, RingOptions polledOptions, EventFd wakeFd, int maxIoSize, int recvBufferCount,
+               int recvBufferSize) {
         this.options = options;
         this.polledOptions = polledOptions;
         this.wakeFd = wakeFd;
         this.maxIoSize = maxIoSize;
+        this.recvBufferCount = recvBufferCount;
+        this.recvBufferSize = recvBufferSize;
         this.buffers = new BufferPool(maxIoSize);
         open();
     }
@@ -77,7 +86,7 @@ final class RingIssuer implements CompletionHandler {
         return polledRing != null;
     }
 
-    private Ring ringOf(RingOp<?> op) {
+    private Ring ringOf(RingOp op) {
         return op.polled() ? polledRing : ring;
     }
 
@@ -99,13 +108,21 @@ final class RingIssuer implements CompletionHandler {
         return maxIoSize;
     }
 
+    /** The ring's provided buffers for multishot recv, shared by its connections. */
+    BufferRing recvBuffers() {
+        if (recvBuffers == null) {
+            recvBuffers = BufferRing.register(ring, RECV_GROUP, recvBufferCount, recvBufferSize);
+        }
+        return recvBuffers;
+    }
+
     /** The ring's pool of native I/O buffers. */
     BufferPool buffers() {
         return buffers;
     }
 
     /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
-    void issue(RingOp<?> op) {
+    void issue(RingOp op) {
         if (closed) {
             op.fail(new IllegalStateException("the ring is shut down"));
             return;
@@ -116,7 +133,7 @@ final class RingIssuer implements CompletionHandler {
         }
     }
 
-    private boolean tryPrepare(RingOp<?> op) {
+    private boolean tryPrepare(RingOp op) {
         Ring target = ringOf(op);
         Sqe sqe = target.nextSqe();
         if (sqe == null) {
@@ -204,11 +221,19 @@ final class RingIssuer implements CompletionHandler {
             }
             return;
         }
-        RingOp<?> op = slots.get(userData);
+        RingOp op = slots.get(userData);
         if (op == null) {
             return; // DISCARDED, the drain's own cancel, or a stale user_data
         }
-        if (draining || op.complete(res, ringOf(op).setupFlags())) {
+        boolean done;
+        try {
+            done = draining || op.complete(res, flags, ringOf(op).setupFlags());
+        } catch (RuntimeException e) {
+            // A bug in one op's completion must not fail the ring and everything else in flight.
+            log.error("completion of {} (res {}) failed", op.opcode(), res, e);
+            done = true;
+        }
+        if (done) {
             if (CqeFlags.isFinal(flags)) {
                 slots.remove(userData);
                 op.release();
@@ -249,13 +274,13 @@ final class RingIssuer implements CompletionHandler {
     }
 
     private void failAndClose(Throwable cause, Duration drainTimeout) {
-        for (RingOp<?> op : backlog) { // never reached the kernel, or not since its last completion
+        for (RingOp op : backlog) { // never reached the kernel, or not since its last completion
             slots.remove(op.userData);
             op.fail(cause);
             op.release();
         }
         backlog.clear();
-        for (RingOp<?> op : slots.all()) {
+        for (RingOp op : slots.all()) {
             op.fail(cause);
         }
         draining = true;
@@ -266,12 +291,16 @@ final class RingIssuer implements CompletionHandler {
         draining = false;
         if (drained) {
             wakeBuffer.close();
+            if (recvBuffers != null) {
+                recvBuffers.close();
+            }
         } else {
             // Their memory may still be written by the kernel: leak it rather than free it.
             log.error("{} requests were still in the kernel after {}; their memory is not freed",
                     slots.size(), drainTimeout);
             slots = new SlotTable();
         }
+        recvBuffers = null; // a new ring registers its own
     }
 
     private boolean drainAndClose(Ring r, Duration timeout) {

@@ -98,7 +98,7 @@ final class RingLoop implements Executor {
         try {
             issuer = new RingIssuer(settings.ringOptions(attachWqFd),
                     settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(),
-                    wakeFd, settings.maxIoSize());
+                    wakeFd, settings.maxIoSize(), settings.tcp().recvBuffers(), settings.tcp().recvBufferSize());
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);

@@ -21,7 +21,7 @@ final class RingOps {
     private RingOps() {
     }
 
-    static final class Nop extends RingOp<Done> {
+    static final class Nop extends ReplyOp<Done> {
         Nop(ActorRef<StatusReply<Done>> replyTo) {
             super(replyTo);
         }
@@ -42,7 +42,7 @@ final class RingOps {
         }
     }
 
-    static final class Open extends RingOp<FileHandle> {
+    static final class Open extends ReplyOp<FileHandle> {
         private final Path path;
         private final int flags;
         private final int ring;
@@ -84,7 +84,7 @@ final class RingOps {
         }
     }
 
-    static final class Read extends RingOp<ByteString> {
+    static final class Read extends ReplyOp<ByteString> {
         private final FileHandle file;
         private final long position;
         private final int length;
@@ -134,7 +134,7 @@ final class RingOps {
     }
 
     /** Writes until all is written: a short write is submitted again for the rest. */
-    static final class Write extends RingOp<Integer> {
+    static final class Write extends ReplyOp<Integer> {
         private final FileHandle file;
         private final long position;
         private final int length;
@@ -190,7 +190,7 @@ final class RingOps {
         }
     }
 
-    static final class Fsync extends RingOp<Done> {
+    static final class Fsync extends ReplyOp<Done> {
         private final FileHandle file;
         private final boolean dataOnly;
 
@@ -221,7 +221,7 @@ final class RingOps {
         }
     }
 
-    static final class Stat extends RingOp<FileStat> {
+    static final class Stat extends ReplyOp<FileStat> {
         private final Path path;
         private final NativeBuffer pathString;
         private final NativeBuffer statx = NativeBuffer.allocate(256);
@@ -261,7 +261,7 @@ final class RingOps {
         }
     }
 
-    static final class Close extends RingOp<Done> {
+    static final class Close extends ReplyOp<Done> {
         private final FileHandle file;
 
         Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {

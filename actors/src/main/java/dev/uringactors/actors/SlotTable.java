@@ -12,7 +12,7 @@ import java.util.List;
 final class SlotTable {
     private static final int GENERATION_MASK = 0x3fff_ffff;
 
-    private RingOp<?>[] ops = new RingOp<?>[64];
+    private RingOp[] ops = new RingOp[64];
     private int[] generations = new int[64];
     private int[] free = new int[64];
     private int freeCount;
@@ -25,7 +25,7 @@ final class SlotTable {
         freeCount = free.length;
     }
 
-    long put(RingOp<?> op) {
+    long put(RingOp op) {
         if (freeCount == 0) {
             grow();
         }
@@ -35,7 +35,7 @@ final class SlotTable {
         return ((long) generations[index] << 32) | index;
     }
 
-    RingOp<?> get(long userData) {
+    RingOp get(long userData) {
         int index = (int) userData;
         if (index < 0 || index >= ops.length || generations[index] != (int) (userData >>> 32)) {
             return null;
@@ -58,9 +58,9 @@ final class SlotTable {
         return size;
     }
 
-    List<RingOp<?>> all() {
-        List<RingOp<?>> list = new ArrayList<>(size);
-        for (RingOp<?> op : ops) {
+    List<RingOp> all() {
+        List<RingOp> list = new ArrayList<>(size);
+        for (RingOp op : ops) {
             if (op != null) {
                 list.add(op);
             }

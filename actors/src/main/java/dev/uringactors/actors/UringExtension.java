@@ -99,6 +99,10 @@ public final class UringExtension implements Extension {
         return Math.floorMod(nextRing.getAndIncrement(), rings.size());
     }
 
+    RingLoop loop(int i) {
+        return loops.get(i);
+    }
+
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
     public DispatcherSelector dispatcher(int i) {
         return DispatcherSelector.fromConfig(dispatcherIds.get(i));

@@ -63,7 +63,21 @@ final class SettingsReader {
     }
 
     boolean isAuto(String key) {
-        return uring.getValue(key).unwrapped().equals("auto");
+        return isWord(key, "auto");
+    }
+
+    boolean isInfinite(String key) {
+        return isWord(key, "infinite");
+    }
+
+    /** HOCON reads a bare "off" as the boolean false. */
+    boolean isOff(String key) {
+        Object v = uring.getValue(key).unwrapped();
+        return v.equals("off") || v.equals(Boolean.FALSE);
+    }
+
+    private boolean isWord(String key, String word) {
+        return uring.getValue(key).unwrapped().equals(word);
     }
 
     boolean bool(String key) {
@@ -113,7 +127,7 @@ final class SettingsReader {
 
     /** "none" gives -1. */
     int intOrNone(String key, int min, int max) {
-        if (uring.getValue(key).unwrapped().equals("none")) {
+        if (isWord(key, "none")) {
             return -1;
         }
         try {

@@ -40,7 +40,8 @@ public record UringSettings(
         int tasksPerTurn,
         Duration shutdownTimeout,
         Duration requestTimeout,
-        Supervision supervision) {
+        Supervision supervision,
+        Tcp tcp) {
 
     public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
 
@@ -58,6 +59,15 @@ public record UringSettings(
 
     /** {@code uring.supervision}: restarts of a failed ring allowed within a time window. */
     public record Supervision(int maxRestarts, Duration within) {
+    }
+
+    public enum ListenerMode { REUSE_PORT, SHARED }
+
+    /**
+     * {@code uring.tcp}; {@code zeroCopyThreshold} is -1 for off, {@code idleTimeout} null for infinite.
+     */
+    public record Tcp(ListenerMode listener, int backlog, boolean noDelay, int recvBuffers, int recvBufferSize,
+                      int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout, Duration acceptBackoff) {
     }
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */
@@ -103,7 +113,17 @@ public record UringSettings(
                 r.duration("shutdown-timeout", Duration.ofMillis(1), Duration.ofHours(1)),
                 r.duration("request-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                 new Supervision(r.intIn("supervision.max-restarts", 0, 1000),
-                        r.duration("supervision.within", Duration.ofMillis(1), Duration.ofDays(1))));
+                        r.duration("supervision.within", Duration.ofMillis(1), Duration.ofDays(1))),
+                new Tcp(r.oneOf("tcp.listener", ListenerMode.class),
+                        r.intIn("tcp.backlog", 1, 65535),
+                        r.bool("tcp.no-delay"),
+                        r.powerOfTwoOrAuto("tcp.recv-buffers", 1, 32768, -1),
+                        r.bytes("tcp.recv-buffer-size", 256, 1 << 20),
+                        r.bytes("tcp.max-write-queue", 1024, 1 << 30),
+                        r.isOff("tcp.zero-copy-threshold") ? -1 : r.bytes("tcp.zero-copy-threshold", 1, 1 << 30),
+                        r.isInfinite("tcp.idle-timeout") ? null
+                                : r.duration("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
+                        r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1))));
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

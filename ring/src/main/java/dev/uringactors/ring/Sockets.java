@@ -21,6 +21,7 @@ public final class Sockets {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_KEEPALIVE = 9;
+    public static final int SO_LINGER = 13;
     public static final int SO_REUSEPORT = 15;
     public static final int IPPROTO_TCP = 6;
     public static final int TCP_NODELAY = 1;
@@ -44,6 +45,16 @@ public final class Sockets {
             v.putInt(0, value);
             if (LibC.setsockopt(fd, level, name, v.address(), 4) != 0) {
                 throw new UringException("setsockopt(" + level + ", " + name + ")", -LibC.negErrno(), null);
+            }
+        }
+    }
+
+    /** SO_LINGER with a zero timeout: close(2) then resets the connection (RST) instead of a graceful FIN. */
+    public static void setLingerZero(int fd) {
+        try (NativeBuffer linger = NativeBuffer.allocate(8)) {
+            linger.putInt(0, 1); // l_onoff, then l_linger = 0
+            if (LibC.setsockopt(fd, SOL_SOCKET, SO_LINGER, linger.address(), 8) != 0) {
+                throw new UringException("setsockopt(SO_LINGER)", -LibC.negErrno(), null);
             }
         }
     }

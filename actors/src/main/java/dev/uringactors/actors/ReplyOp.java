@@ -1,0 +1,53 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.UringException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * A single-shot request that answers its {@code replyTo} exactly once: with the result, with the typed failure
+ * of a negative completion, or with a failure when the ring fails or shuts down.
+ */
+abstract class ReplyOp<T> extends RingOp {
+    private final ActorRef<StatusReply<T>> replyTo;
+    private boolean answered;
+
+    ReplyOp(ActorRef<StatusReply<T>> replyTo) {
+        this.replyTo = replyTo;
+    }
+
+    /** The answer for a non-negative result. */
+    abstract T result(int res);
+
+    /** What the op works on, for error messages: a path, a file. */
+    String target() {
+        return null;
+    }
+
+    /** Whether a non-negative result finishes the op; false asks the issuer to prepare it again (short write). */
+    boolean done(int res) {
+        return true;
+    }
+
+    @Override
+    final boolean complete(int res, int flags, int ringFlags) {
+        if (res >= 0 && !done(res)) {
+            return false;
+        }
+        if (!answered) {
+            answered = true;
+            replyTo.tell(res < 0
+                    ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
+                    : StatusReply.success(result(res)));
+        }
+        return true;
+    }
+
+    @Override
+    final void fail(Throwable cause) {
+        if (!answered) {
+            answered = true;
+            replyTo.tell(StatusReply.error(cause));
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.BufferRing;
+import dev.uringactors.ring.CqeFlags;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Sqe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.util.ByteString;
+
+import java.util.function.IntConsumer;
+
+/**
+ * The socket requests of listeners and connections, one small class per op. They answer their actor with a
+ * message on the ring thread (a same-ring tell: no wake-up, handled next turn).
+ */
+final class TcpOps {
+    private TcpOps() {
+    }
+
+    /** The errno of a failed ring (a failure, not a result) as a negative result. */
+    private static final int RING_FAILED = -Errno.ECANCELED;
+
+    /** One SQE, one connection per CQE; re-armed by the listener when a CQE comes without F_MORE. */
+    static final class MultishotAccept extends RingOp {
+        private final int listenFd;
+        private final ActorRef<TcpProtocol.ListenerCommand> listener;
+        private boolean cancelled;
+
+        MultishotAccept(int listenFd, ActorRef<TcpProtocol.ListenerCommand> listener) {
+            this.listenFd = listenFd;
+            this.listener = listener;
+        }
+
+        /** From now on, connections that still arrive are closed: nobody wants them. */
+        void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.ACCEPT;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepMultishotAccept(listenFd, OpFlags.SOCK_CLOEXEC);
+        }
+
+        @Override
+        boolean complete(int res, int flags, int ringFlags) {
+            if (res >= 0) {
+                if (cancelled) {
+                    Sockets.close(res);
+                } else {
+                    listener.tell(new TcpListener.Accepted(res));
+                }
+            }
+            if (CqeFlags.isFinal(flags)) {
+                listener.tell(new TcpListener.AcceptEnded(this, Math.min(res, 0)));
+            }
+            return true;
+        }
+
+        @Override
+        void fail(Throwable cause) {
+            cancelled = true;
+            listener.tell(new TcpListener.AcceptEnded(this, RING_FAILED));
+        }
+    }
+
+    /**
+     * Multishot recv from the ring's provided buffers: each chunk is copied into a {@code ByteString} for the
+     * handler and its buffer given straight back to the kernel.
+     */
+    static final class MultishotRecv extends RingOp {
+        private final int fd;
+        private final BufferRing buffers;
+        private final ActorRef<TcpProtocol.Event> handler;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private final Runnable onData;
+
+        MultishotRecv(int fd, BufferRing buffers, ActorRef<TcpProtocol.Event> handler,
+                      ActorRef<TcpProtocol.ConnectionCommand> connection, Runnable onData) {
+            this.fd = fd;
+            this.buffers = buffers;
+            this.handler = handler;
+            this.connection = connection;
+            this.onData = onData;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.RECV;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepRecvMultishot(fd, buffers.group(), 0);
+        }
+
+        @Override
+        boolean complete(int res, int flags, int ringFlags) {
+            if (res > 0 && (flags & CqeFlags.F_BUFFER) != 0) {
+                int bid = CqeFlags.bufferId(flags);
+                byte[] bytes = new byte[res];
+                buffers.copy(bid, bytes, 0, res);
+                buffers.recycle(bid);
+                onData.run();
+                handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(bytes)));
+            }
+            if (CqeFlags.isFinal(flags)) {
+                connection.tell(new TcpConnection.RecvEnded(res));
+            }
+            return true;
+        }
+
+        @Override
+        void fail(Throwable cause) {
+            connection.tell(new TcpConnection.RecvEnded(RING_FAILED));
+        }
+    }
+
+    /** Sends all of a {@code ByteString} from a pooled native buffer; a short send goes on where it stopped. */
+    static final class Send extends RingOp {
+        private final int fd;
+        private final int length;
+        private final BufferPool pool;
+        private final NativeBuffer buffer;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private int sent;
+
+        Send(int fd, ByteString data, BufferPool pool, ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            this.fd = fd;
+            this.length = data.size();
+            this.pool = pool;
+            this.buffer = pool.acquire(length);
+            this.connection = connection;
+            data.copyToBuffer(buffer.asByteBuffer().clear());
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.SEND;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepSend(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL);
+        }
+
+        @Override
+        boolean complete(int res, int flags, int ringFlags) {
+            if (res > 0 && (sent += res) < length) {
+                return false;
+            }
+            connection.tell(new TcpConnection.SendDone(res < 0 ? res : sent));
+            return true;
+        }
+
+        @Override
+        void fail(Throwable cause) {
+            connection.tell(new TcpConnection.SendDone(RING_FAILED));
+        }
+
+        @Override
+        void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /** An op whose only answer is its result, handed to a callback that tells the owning actor. */
+    static final class Simple extends RingOp {
+        interface Prep {
+            void prepare(Sqe sqe);
+        }
+
+        private final Opcode opcode;
+        private final Prep prep;
+        private final IntConsumer onResult;
+        private final NativeBuffer owned;
+
+        /** {@code owned} (may be null) is native memory the SQE points at, freed after the completion. */
+        Simple(Opcode opcode, Prep prep, NativeBuffer owned, IntConsumer onResult) {
+            this.opcode = opcode;
+            this.prep = prep;
+            this.owned = owned;
+            this.onResult = onResult;
+        }
+
+        @Override
+        Opcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            prep.prepare(sqe);
+        }
+
+        @Override
+        boolean complete(int res, int flags, int ringFlags) {
+            onResult.accept(res);
+            return true;
+        }
+
+        @Override
+        void fail(Throwable cause) {
+            onResult.accept(RING_FAILED);
+        }
+
+        @Override
+        void release() {
+            if (owned != null) {
+                owned.close();
+            }
+        }
+    }
+}

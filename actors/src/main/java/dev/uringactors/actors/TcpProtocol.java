@@ -1,0 +1,138 @@
+package dev.uringactors.actors;
+
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.util.ByteString;
+
+import java.net.InetSocketAddress;
+
+/**
+ * TCP for actors, in the words of Pekko IO: send {@link Bind} or {@link Connect} to
+ * {@code UringTcp.get(system).manager()}; a bind handler gets {@link Bound}, then a {@link Connected} per
+ * connection, and answers the connection with {@link Register}; the registered handler gets {@link Received}
+ * data, acknowledgements of its {@link Write}s, and a {@link ConnectionClosed} event at the end (with
+ * {@code keepOpenOnPeerClosed}, {@link PeerClosed} first, and later the event of its own close).
+ * Listeners and connections run on ring threads: a handler spawned on the same ring (see
+ * {@link UringExtension#dispatcher(int)}) reacts to its data without a thread hop.
+ */
+public final class TcpProtocol {
+    private TcpProtocol() {
+    }
+
+    /** What {@code UringTcp.manager()} takes. */
+    public sealed interface ManagerCommand permits Bind, Connect {
+    }
+
+    /**
+     * Listen on {@code localAddress} (port 0 picks one). {@code backlog} 0 takes {@code uring.tcp.backlog}. In
+     * pull mode the listener accepts only as many connections as {@link ResumeAccepting} allowed; the kernel
+     * backlog holds the rest.
+     */
+    public record Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode)
+            implements ManagerCommand {
+        public Bind(ActorRef<Event> handler, InetSocketAddress localAddress) {
+            this(handler, localAddress, 0, false);
+        }
+    }
+
+    /** Open a connection; {@code handler} gets {@link Connected} or {@link CommandFailed}. */
+    public record Connect(ActorRef<Event> handler, InetSocketAddress remoteAddress) implements ManagerCommand {
+    }
+
+    /** What a listener ({@link Bound#listener()}) takes. */
+    public sealed interface ListenerCommand permits ResumeAccepting, Unbind, TcpListener.Internal,
+            TcpListenerGroup.Internal {
+    }
+
+    /** Pull mode: accept up to {@code batchSize} more connections (on each ring). */
+    public record ResumeAccepting(int batchSize) implements ListenerCommand {
+    }
+
+    /** Stop accepting and close the listening sockets; answered with {@link Unbound}. */
+    public record Unbind(ActorRef<Event> replyTo) implements ListenerCommand {
+    }
+
+    /** What a connection ({@link Connected#connection()}) takes. */
+    public sealed interface ConnectionCommand permits Register, Write, ReadControl, CloseCommand,
+            TcpConnection.Internal {
+    }
+
+    /**
+     * Start reading: data goes to {@code handler}. With {@code keepOpenOnPeerClosed}, the connection stays open
+     * for writing after the peer has shut down its side (half-close).
+     */
+    public record Register(ActorRef<Event> handler, boolean keepOpenOnPeerClosed) implements ConnectionCommand {
+        public Register(ActorRef<Event> handler) {
+            this(handler, false);
+        }
+    }
+
+    /**
+     * Send {@code data}; once it is all written, the handler gets {@code ack} (null: no acknowledgement). Writes
+     * queue in order; beyond {@code uring.tcp.max-write-queue} bytes queued a write fails with
+     * {@link CommandFailed}: wait for acknowledgements to stay below it.
+     */
+    public record Write(ByteString data, Event ack) implements ConnectionCommand {
+        public static Write of(ByteString data) {
+            return new Write(data, null);
+        }
+    }
+
+    /**
+     * Back-pressure on the reading side: SUSPEND_READING stops reading from the socket (the peer's sends then
+     * fill the kernel buffers and stop), RESUME_READING starts again.
+     */
+    public enum ReadControl implements ConnectionCommand { SUSPEND_READING, RESUME_READING }
+
+    /**
+     * CLOSE: send what is queued, then close ({@link Closed}). CONFIRMED_CLOSE: send what is queued, shut down
+     * the sending side, wait for the peer to close its side ({@link ConfirmedClosed}). ABORT: drop what is queued
+     * and reset the connection ({@link Aborted}).
+     */
+    public enum CloseCommand implements ConnectionCommand { CLOSE, CONFIRMED_CLOSE, ABORT }
+
+    /** What handlers get. */
+    public sealed interface Event permits Bound, Unbound, Connected, Received, Ack, CommandFailed, ConnectionClosed {
+    }
+
+    public record Bound(InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) implements Event {
+    }
+
+    public enum Unbound implements Event { INSTANCE }
+
+    /**
+     * A connection, running on ring {@code ring}: spawn its handler with {@code UringExtension.dispatcher(ring)}
+     * and the handler's reactions to its data need no thread hop.
+     */
+    public record Connected(InetSocketAddress remoteAddress, InetSocketAddress localAddress,
+                            ActorRef<ConnectionCommand> connection, int ring) implements Event {
+    }
+
+    public record Received(ByteString data) implements Event {
+    }
+
+    /** An acknowledgement, carrying what the writer put in it. */
+    public record Ack(Object token) implements Event {
+    }
+
+    /** A command that could not be carried out, and why (a {@code UringException} for kernel errors). */
+    public record CommandFailed(Object command, Throwable cause) implements Event {
+    }
+
+    /** The last event of a connection. */
+    public sealed interface ConnectionClosed extends Event permits Closed, ConfirmedClosed, Aborted, PeerClosed,
+            ErrorClosed {
+    }
+
+    public enum Closed implements ConnectionClosed { INSTANCE }
+
+    public enum ConfirmedClosed implements ConnectionClosed { INSTANCE }
+
+    public enum Aborted implements ConnectionClosed { INSTANCE }
+
+    /** The peer shut down its sending side (end of stream). */
+    public enum PeerClosed implements ConnectionClosed { INSTANCE }
+
+    /** The connection failed: reset by the peer, timed out, or another error. */
+    public record ErrorClosed(String cause) implements ConnectionClosed {
+    }
+}

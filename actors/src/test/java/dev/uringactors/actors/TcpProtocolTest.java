@@ -1,0 +1,239 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.Bind;
+import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.TcpProtocol.ConfirmedClosed;
+import dev.uringactors.actors.TcpProtocol.Connect;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ErrorClosed;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.TcpProtocol.Received;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.TcpProtocol.ResumeAccepting;
+import dev.uringactors.actors.TcpProtocol.Unbind;
+import dev.uringactors.actors.TcpProtocol.Unbound;
+import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.RequiresIoUring;
+import dev.uringactors.ring.UringException;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TcpProtocolTest {
+    static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    @JUnit5TestKit
+    ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
+            "uring { rings = 2, tcp { max-write-queue = 64 KiB, idle-timeout = infinite } }")).build();
+
+    private TestProbe<Event> probe() {
+        return testKit.createTestProbe(Event.class);
+    }
+
+    private Bound bind(TestProbe<Event> handler, boolean pullMode) {
+        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, pullMode));
+        return handler.expectMessageClass(Bound.class);
+    }
+
+    private static Socket connect(Bound bound) throws Exception {
+        return new Socket(bound.localAddress().getAddress(), bound.localAddress().getPort());
+    }
+
+    @Test
+    void receivedDataAndAcknowledgedWrites() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            assertEquals(client.getLocalPort(), c.remoteAddress().getPort());
+            assertTrue(c.ring() >= 0 && c.ring() < 2);
+            c.connection().tell(new Register(handler.getRef()));
+            client.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("ping", handler.expectMessageClass(Received.class).data().utf8String());
+            c.connection().tell(new Write(ByteString.fromString("pong"), new Ack("w1")));
+            assertEquals(new Ack("w1"), handler.expectMessageClass(Ack.class));
+            assertEquals("pong", new String(client.getInputStream().readNBytes(4), StandardCharsets.US_ASCII));
+            client.shutdownOutput();
+            assertEquals(PeerClosed.INSTANCE, handler.expectMessageClass(PeerClosed.class));
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void peerResetIsAnErrorClosedThatSaysSo() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        Socket client = connect(bound);
+        Connected c = handler.expectMessageClass(Connected.class);
+        c.connection().tell(new Register(handler.getRef()));
+        client.setSoLinger(true, 0);
+        client.close(); // RST
+        ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class);
+        assertTrue(closed.cause().contains("ECONNRESET"), closed.cause());
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void connectToAClosedPortFailsWithEconnrefused() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        TestProbe<Event> handler = probe();
+        Connect connect = new Connect(handler.getRef(), new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        UringTcp.get(testKit.system()).manager().tell(connect);
+        CommandFailed failed = handler.expectMessageClass(CommandFailed.class);
+        assertEquals(connect, failed.command());
+        assertEquals(Errno.ECONNREFUSED, assertInstanceOf(UringException.class, failed.cause()).errno());
+    }
+
+    @Test
+    void outgoingConnectionWritesThenConfirmedCloseWaitsForThePeer() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            TestProbe<Event> handler = probe();
+            UringTcp.get(testKit.system()).manager().tell(new Connect(handler.getRef(),
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort())));
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            try (Socket peer = server.accept()) {
+                c.connection().tell(Write.of(ByteString.fromString("hello")));
+                c.connection().tell(CloseCommand.CONFIRMED_CLOSE);
+                InputStream in = peer.getInputStream();
+                assertEquals("hello", new String(in.readNBytes(5), StandardCharsets.US_ASCII));
+                assertEquals(-1, in.read(), "our side was shut down after the write");
+                handler.expectNoMessage(Duration.ofMillis(100)); // still waiting for the peer's side
+                peer.getOutputStream().write('x');
+                peer.shutdownOutput();
+                assertEquals("x", handler.expectMessageClass(Received.class).data().utf8String());
+                handler.expectMessage(ConfirmedClosed.INSTANCE);
+            }
+        }
+    }
+
+    @Test
+    void halfCloseKeepsWritingAfterThePeerShutsDownItsSide() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef(), true));
+            client.shutdownOutput();
+            handler.expectMessage(PeerClosed.INSTANCE);
+            c.connection().tell(new Write(ByteString.fromString("after"), new Ack(1)));
+            handler.expectMessage(new Ack(1));
+            c.connection().tell(CloseCommand.CLOSE);
+            handler.expectMessage(TcpProtocol.Closed.INSTANCE);
+            InputStream in = client.getInputStream();
+            assertEquals("after", new String(in.readNBytes(5), StandardCharsets.US_ASCII));
+            assertEquals(-1, in.read());
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void aWriteBeyondTheQueueLimitFailsInsteadOfBuffering() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            Write tooBig = Write.of(ByteString.fromArray(new byte[100 * 1024]));
+            c.connection().tell(tooBig);
+            CommandFailed failed = handler.expectMessageClass(CommandFailed.class);
+            assertEquals(tooBig, failed.command());
+            assertTrue(failed.cause().getMessage().contains("uring.tcp.max-write-queue"), failed.cause().getMessage());
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void unbindStopsAcceptingAndClosesTheListeningSockets() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+        assertThrows(ConnectException.class, () -> connect(bound).close());
+    }
+
+    @Test
+    void pullModeAcceptsOnlyWhatWasAskedFor() throws Exception {
+        ActorTestKit oneRing = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
+                .withFallback(ConfigFactory.load()));
+        try {
+            TestProbe<Event> handler = oneRing.createTestProbe(Event.class);
+            UringTcp.get(oneRing.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, true));
+            Bound bound = handler.expectMessageClass(Bound.class);
+            try (Socket a = connect(bound); Socket b = connect(bound)) {
+                handler.expectNoMessage(Duration.ofMillis(200)); // both wait in the kernel backlog
+                bound.listener().tell(new ResumeAccepting(1));
+                Connected first = handler.expectMessageClass(Connected.class);
+                handler.expectNoMessage(Duration.ofMillis(200));
+                bound.listener().tell(new ResumeAccepting(1));
+                Connected second = handler.expectMessageClass(Connected.class);
+                assertTrue(first.remoteAddress().getPort() != second.remoteAddress().getPort());
+                first.connection().tell(CloseCommand.ABORT);
+                second.connection().tell(CloseCommand.ABORT);
+                handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+                handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+            }
+            bound.listener().tell(new Unbind(handler.getRef()));
+            handler.expectMessage(Unbound.INSTANCE);
+        } finally {
+            oneRing.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void idleConnectionsAreClosed() throws Exception {
+        ActorTestKit idle = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, tcp.idle-timeout = 300ms }").withFallback(ConfigFactory.load()));
+        try {
+            TestProbe<Event> handler = idle.createTestProbe(Event.class);
+            UringTcp.get(idle.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+            Bound bound = handler.expectMessageClass(Bound.class);
+            try (Socket client = connect(bound)) {
+                Connected c = handler.expectMessageClass(Connected.class);
+                c.connection().tell(new Register(handler.getRef()));
+                ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class, Duration.ofSeconds(5));
+                assertTrue(closed.cause().contains("idle timeout"), closed.cause());
+                assertEquals(-1, client.getInputStream().read());
+            }
+        } finally {
+            idle.shutdownTestKit();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.Bind;
+import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.TcpProtocol.ReadControl;
+import dev.uringactors.actors.TcpProtocol.Received;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.UringTcp;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An echo server on the TCP actor protocol. Each connection's handler runs on the connection's own ring, writes
+ * back what it receives with acknowledgements, and stops reading while more than {@link #HIGH_WATER} bytes are
+ * unacknowledged, so a client that sends without reading cannot make the server buffer without bound.
+ */
+final class EchoServer {
+    static final int HIGH_WATER = 256 * 1024;
+    static final int LOW_WATER = 64 * 1024;
+
+    private EchoServer() {
+    }
+
+    /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
+    static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
+        return Behaviors.setup(ctx -> {
+            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address));
+            UringExtension uring = UringExtension.get(ctx.getSystem());
+            return Behaviors.receive(Event.class)
+                    .onMessage(Bound.class, b -> {
+                        bound.complete(b.localAddress());
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, f -> {
+                        bound.completeExceptionally(f.cause());
+                        return Behaviors.stopped();
+                    })
+                    .onMessage(Connected.class, c -> {
+                        ctx.spawnAnonymous(connection(c.connection()), uring.dispatcher(c.ring()));
+                        return Behaviors.same();
+                    })
+                    .build();
+        });
+    }
+
+    static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {
+        return Behaviors.setup(ctx -> {
+            // Keep the connection open when the peer shuts down its side: the last replies still go out.
+            connection.tell(new Register(ctx.getSelf(), true));
+            long[] unacknowledged = {0};
+            boolean[] suspended = {false};
+            return Behaviors.receive(Event.class)
+                    .onMessage(Received.class, r -> {
+                        int size = r.data().size();
+                        unacknowledged[0] += size;
+                        connection.tell(new Write(r.data(), new Ack(size)));
+                        if (!suspended[0] && unacknowledged[0] > HIGH_WATER) {
+                            suspended[0] = true;
+                            connection.tell(ReadControl.SUSPEND_READING);
+                        }
+                        return Behaviors.same();
+                    })
+                    .onMessage(Ack.class, a -> {
+                        unacknowledged[0] -= (Integer) a.token();
+                        if (suspended[0] && unacknowledged[0] < LOW_WATER) {
+                            suspended[0] = false;
+                            connection.tell(ReadControl.RESUME_READING);
+                        }
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, f -> {
+                        ctx.getLog().warn("echo connection: {}", f.cause().getMessage());
+                        connection.tell(CloseCommand.ABORT);
+                        return Behaviors.same();
+                    })
+                    .onMessage(PeerClosed.class, p -> {
+                        connection.tell(CloseCommand.CLOSE); // after the queued replies are sent
+                        return Behaviors.same();
+                    })
+                    .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
+                    .build();
+        });
+    }
+}

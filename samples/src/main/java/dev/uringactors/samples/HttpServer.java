@@ -1,0 +1,138 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.Bind;
+import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.TcpProtocol.ReadControl;
+import dev.uringactors.actors.TcpProtocol.Received;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.UringTcp;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.util.ByteString;
+import org.apache.pekko.util.ByteStringBuilder;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An HTTP/1.1 "hello world" server on the TCP actor protocol: keep-alive, pipelining (every complete request in
+ * what arrived is answered, in order, with one write), {@code Connection: close} and HTTP/1.0 honoured. Each
+ * connection's handler runs on the connection's ring and stops reading while responses are unacknowledged.
+ */
+final class HttpServer {
+    private static final byte[] HELLO = "Hello, world!\n".getBytes(StandardCharsets.US_ASCII);
+    private static final ByteString OK_KEEP_ALIVE = response(200, "OK", HELLO, true);
+    private static final ByteString OK_CLOSE = response(200, "OK", HELLO, false);
+
+    private HttpServer() {
+    }
+
+    static ByteString response(int status, String reason, byte[] body, boolean keepAlive) {
+        String head = "HTTP/1.1 " + status + " " + reason + "\r\nServer: uring-actors\r\n"
+                + "Content-Type: text/plain\r\nContent-Length: " + body.length + "\r\n"
+                + (keepAlive ? "" : "Connection: close\r\n") + "\r\n";
+        return ByteString.fromString(head, StandardCharsets.US_ASCII).concat(ByteString.fromArray(body));
+    }
+
+    private static ByteString answer(HttpRequestParser.Request request) {
+        return switch (request.errorStatus()) {
+            case 0 -> !request.target().equals("/") && !request.target().startsWith("/?")
+                    ? response(404, "Not Found", "not found\n".getBytes(StandardCharsets.US_ASCII),
+                    request.keepAlive())
+                    : request.keepAlive() ? OK_KEEP_ALIVE : OK_CLOSE;
+            case 431 -> response(431, "Request Header Fields Too Large", new byte[0], false);
+            case 501 -> response(501, "Not Implemented", new byte[0], false);
+            default -> response(400, "Bad Request", new byte[0], false);
+        };
+    }
+
+    static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
+        return Behaviors.setup(ctx -> {
+            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address));
+            UringExtension uring = UringExtension.get(ctx.getSystem());
+            return Behaviors.receive(Event.class)
+                    .onMessage(Bound.class, b -> {
+                        bound.complete(b.localAddress());
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, f -> {
+                        bound.completeExceptionally(f.cause());
+                        return Behaviors.stopped();
+                    })
+                    .onMessage(Connected.class, c -> {
+                        ctx.spawnAnonymous(connection(c.connection()), uring.dispatcher(c.ring()));
+                        return Behaviors.same();
+                    })
+                    .build();
+        });
+    }
+
+    static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {
+        return Behaviors.setup(ctx -> {
+            // Keep the connection open when the peer shuts down its side: the last replies still go out.
+            connection.tell(new Register(ctx.getSelf(), true));
+            HttpRequestParser parser = new HttpRequestParser();
+            long[] unacknowledged = {0};
+            boolean[] suspended = {false};
+            boolean[] closing = {false};
+            return Behaviors.receive(Event.class)
+                    .onMessage(Received.class, r -> {
+                        if (closing[0]) {
+                            return Behaviors.same();
+                        }
+                        parser.append(r.data().toArrayUnsafe());
+                        ByteStringBuilder out = new ByteStringBuilder();
+                        HttpRequestParser.Request request;
+                        while ((request = parser.next()) != null) {
+                            out.append(answer(request));
+                            if (!request.keepAlive()) {
+                                closing[0] = true;
+                                break;
+                            }
+                        }
+                        if (out.length() > 0) {
+                            int size = out.length();
+                            unacknowledged[0] += size;
+                            connection.tell(new Write(out.result(), new Ack(size)));
+                        }
+                        if (closing[0]) {
+                            connection.tell(CloseCommand.CLOSE); // after the queued responses are sent
+                        } else if (!suspended[0] && unacknowledged[0] > EchoServer.HIGH_WATER) {
+                            suspended[0] = true;
+                            connection.tell(ReadControl.SUSPEND_READING);
+                        }
+                        return Behaviors.same();
+                    })
+                    .onMessage(Ack.class, a -> {
+                        unacknowledged[0] -= (Integer) a.token();
+                        if (suspended[0] && unacknowledged[0] < EchoServer.LOW_WATER) {
+                            suspended[0] = false;
+                            connection.tell(ReadControl.RESUME_READING);
+                        }
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, f -> {
+                        connection.tell(CloseCommand.ABORT);
+                        return Behaviors.same();
+                    })
+                    .onMessage(PeerClosed.class, p -> {
+                        connection.tell(CloseCommand.CLOSE); // after the queued replies are sent
+                        return Behaviors.same();
+                    })
+                    .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
+                    .build();
+        });
+    }
+}
