@@ -10,10 +10,8 @@ import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.TcpProtocol.PeerClosed;
-import dev.uringactors.actors.TcpProtocol.ReadControl;
 import dev.uringactors.actors.TcpProtocol.Received;
 import dev.uringactors.actors.TcpProtocol.Register;
-import dev.uringactors.actors.TcpProtocol.Write;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.UringTcp;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -24,14 +22,11 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An echo server on the TCP actor protocol. Each connection's handler runs on the connection's own ring, writes
- * back what it receives with acknowledgements, and stops reading while more than {@link #HIGH_WATER} bytes are
- * unacknowledged, so a client that sends without reading cannot make the server buffer without bound.
+ * An echo server on the TCP actor protocol. Each connection's handler runs on the connection's own ring and
+ * writes back what it receives through an {@link AckedWriter}, so a client that sends without reading cannot make
+ * the server buffer without bound.
  */
 final class EchoServer {
-    static final int HIGH_WATER = 256 * 1024;
-    static final int LOW_WATER = 64 * 1024;
-
     private EchoServer() {
     }
 
@@ -61,25 +56,14 @@ final class EchoServer {
         return Behaviors.setup(ctx -> {
             // Keep the connection open when the peer shuts down its side: the last replies still go out.
             connection.tell(new Register(ctx.getSelf(), true));
-            long[] unacknowledged = {0};
-            boolean[] suspended = {false};
+            AckedWriter writer = new AckedWriter(connection);
             return Behaviors.receive(Event.class)
                     .onMessage(Received.class, r -> {
-                        int size = r.data().size();
-                        unacknowledged[0] += size;
-                        connection.tell(new Write(r.data(), new Ack(size)));
-                        if (!suspended[0] && unacknowledged[0] > HIGH_WATER) {
-                            suspended[0] = true;
-                            connection.tell(ReadControl.SUSPEND_READING);
-                        }
+                        writer.write(r.data());
                         return Behaviors.same();
                     })
                     .onMessage(Ack.class, a -> {
-                        unacknowledged[0] -= (Integer) a.token();
-                        if (suspended[0] && unacknowledged[0] < LOW_WATER) {
-                            suspended[0] = false;
-                            connection.tell(ReadControl.RESUME_READING);
-                        }
+                        writer.acknowledged(a);
                         return Behaviors.same();
                     })
                     .onMessage(CommandFailed.class, f -> {

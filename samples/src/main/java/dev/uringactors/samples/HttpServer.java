@@ -10,10 +10,8 @@ import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.TcpProtocol.PeerClosed;
-import dev.uringactors.actors.TcpProtocol.ReadControl;
 import dev.uringactors.actors.TcpProtocol.Received;
 import dev.uringactors.actors.TcpProtocol.Register;
-import dev.uringactors.actors.TcpProtocol.Write;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.UringTcp;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -29,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * An HTTP/1.1 "hello world" server on the TCP actor protocol: keep-alive, pipelining (every complete request in
  * what arrived is answered, in order, with one write), {@code Connection: close} and HTTP/1.0 honoured. Each
- * connection's handler runs on the connection's ring and stops reading while responses are unacknowledged.
+ * connection's handler runs on the connection's ring and writes through an {@link AckedWriter}.
  */
 final class HttpServer {
     private static final byte[] HELLO = "Hello, world!\n".getBytes(StandardCharsets.US_ASCII);
@@ -81,11 +79,10 @@ final class HttpServer {
 
     static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {
         return Behaviors.setup(ctx -> {
-            // Keep the connection open when the peer shuts down its side: the last replies still go out.
+            // Keep the connection open when the peer shuts down its side: the last responses still go out.
             connection.tell(new Register(ctx.getSelf(), true));
             HttpRequestParser parser = new HttpRequestParser();
-            long[] unacknowledged = {0};
-            boolean[] suspended = {false};
+            AckedWriter writer = new AckedWriter(connection);
             boolean[] closing = {false};
             return Behaviors.receive(Event.class)
                     .onMessage(Received.class, r -> {
@@ -95,31 +92,22 @@ final class HttpServer {
                         parser.append(r.data().toArrayUnsafe());
                         ByteStringBuilder out = new ByteStringBuilder();
                         HttpRequestParser.Request request;
-                        while ((request = parser.next()) != null) {
+                        while (!closing[0] && (request = parser.next()) != null) {
                             out.append(answer(request));
-                            if (!request.keepAlive()) {
-                                closing[0] = true;
-                                break;
-                            }
+                            closing[0] = !request.keepAlive();
                         }
                         if (out.length() > 0) {
-                            int size = out.length();
-                            unacknowledged[0] += size;
-                            connection.tell(new Write(out.result(), new Ack(size)));
+                            writer.write(out.result());
                         }
-                        if (closing[0]) {
-                            connection.tell(CloseCommand.CLOSE); // after the queued responses are sent
-                        } else if (!suspended[0] && unacknowledged[0] > EchoServer.HIGH_WATER) {
-                            suspended[0] = true;
-                            connection.tell(ReadControl.SUSPEND_READING);
+                        if (closing[0] && writer.idle()) {
+                            connection.tell(CloseCommand.CLOSE); // sends what is queued first
                         }
                         return Behaviors.same();
                     })
                     .onMessage(Ack.class, a -> {
-                        unacknowledged[0] -= (Integer) a.token();
-                        if (suspended[0] && unacknowledged[0] < EchoServer.LOW_WATER) {
-                            suspended[0] = false;
-                            connection.tell(ReadControl.RESUME_READING);
+                        writer.acknowledged(a);
+                        if (closing[0] && writer.idle()) {
+                            connection.tell(CloseCommand.CLOSE);
                         }
                         return Behaviors.same();
                     })
@@ -128,7 +116,10 @@ final class HttpServer {
                         return Behaviors.same();
                     })
                     .onMessage(PeerClosed.class, p -> {
-                        connection.tell(CloseCommand.CLOSE); // after the queued replies are sent
+                        closing[0] = true;
+                        if (writer.idle()) {
+                            connection.tell(CloseCommand.CLOSE);
+                        }
                         return Behaviors.same();
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
