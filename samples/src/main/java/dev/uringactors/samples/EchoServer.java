@@ -26,12 +26,12 @@ import java.util.concurrent.CompletableFuture;
  * writes back what it receives through an {@link AckedWriter}, so a client that sends without reading cannot make
  * the server buffer without bound.
  */
-final class EchoServer {
+public final class EchoServer {
     private EchoServer() {
     }
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
-    static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
+    public static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
         return Behaviors.setup(ctx -> {
             UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address));
             UringExtension uring = UringExtension.get(ctx.getSystem());
