@@ -77,6 +77,7 @@ final class TcpConnection {
     private ConnectionClosed finalEvent;
     private boolean closeIssued;
 
+    /** {@code timers} is null unless an idle timeout is configured (a timer scheduler per connection costs). */
     private TcpConnection(ActorContext<ConnectionCommand> ctx, TimerScheduler<ConnectionCommand> timers,
                           RingLoop loop, UringSettings.Tcp tcp, int fd, ActorRef<Event> owner) {
         this.ctx = ctx;
@@ -87,22 +88,35 @@ final class TcpConnection {
         this.owner = owner;
     }
 
-    /** A connection the listener accepted: tells {@code bindHandler} it is connected, then waits for Register. */
+    /**
+     * A connection the listener accepted: tells {@code bindHandler} it is connected, then waits for Register.
+     * {@code localAddress} is the listener's address when it is a specific one (then the connection's too), or
+     * null to ask the kernel. TCP_NODELAY comes from the listening socket.
+     */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
-                                                ActorRef<Event> bindHandler) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
-            TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler);
-            return c.announce();
-        }));
+                                                ActorRef<Event> bindHandler, InetSocketAddress localAddress) {
+        return withTimersIfIdle(tcp, (ctx, timers) ->
+                new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(localAddress));
+    }
+
+    private static Behavior<ConnectionCommand> withTimersIfIdle(UringSettings.Tcp tcp,
+            java.util.function.BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>,
+                    Behavior<ConnectionCommand>> start) {
+        return tcp.idleTimeout() == null
+                ? Behaviors.setup(ctx -> start.apply(ctx, null))
+                : Behaviors.setup(ctx -> Behaviors.withTimers(timers -> start.apply(ctx, timers)));
     }
 
     /** An outgoing connection: connects through the ring, then tells {@code handler} Connected or CommandFailed. */
     static Behavior<ConnectionCommand> connecting(RingLoop loop, UringSettings.Tcp tcp,
                                                   TcpProtocol.Connect command) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+        return withTimersIfIdle(tcp, (ctx, timers) -> {
             int fd;
             try {
                 fd = Sockets.tcpSocket(command.remoteAddress());
+                if (tcp.noDelay()) {
+                    Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+                }
             } catch (UringException e) {
                 command.handler().tell(new CommandFailed(command, e));
                 return Behaviors.stopped();
@@ -121,32 +135,46 @@ final class TcpConnection {
                                     Opcode.CONNECT, done.res(), command.remoteAddress().toString(), 0)));
                             return Behaviors.stopped();
                         }
-                        return c.announce();
+                        return c.announce(null);
                     })
                     .build();
-        }));
+        });
     }
 
-    private Behavior<ConnectionCommand> announce() {
-        if (tcp.noDelay()) {
-            Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        }
-        owner.tell(new TcpProtocol.Connected(Sockets.remoteAddress(fd), Sockets.localAddress(fd), ctx.getSelf(),
-                loop.index()));
-        if (tcp.idleTimeout() != null) {
+    private Behavior<ConnectionCommand> announce(InetSocketAddress localAddress) {
+        owner.tell(new TcpProtocol.Connected(Sockets.remoteAddress(fd),
+                localAddress != null ? localAddress : Sockets.localAddress(fd), ctx.getSelf(), loop.index()));
+        if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
-        return Behaviors.receive(ConnectionCommand.class)
-                .onMessage(Register.class, this::register)
-                .onMessage(Write.class, this::write)
-                .onMessage(ReadControl.class, this::readControl)
-                .onMessage(CloseCommand.class, this::close)
-                .onMessage(RecvEnded.class, this::recvEnded)
-                .onMessage(SendDone.class, this::sendDone)
-                .onMessage(CloseDone.class, this::closeDone)
-                .onMessage(IdleCheck.class, this::idleCheck)
-                .onSignal(PostStop.class, s -> postStop())
-                .build();
+        // One behavior object with a type test per message: cheaper to build per connection than a builder.
+        return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
+            if (signal instanceof PostStop) {
+                postStop();
+            }
+            return Behaviors.same();
+        });
+    }
+
+    private Behavior<ConnectionCommand> onMessage(ConnectionCommand m) {
+        if (m instanceof SendDone done) {
+            return sendDone(done);
+        } else if (m instanceof Write w) {
+            return write(w);
+        } else if (m instanceof RecvEnded ended) {
+            return recvEnded(ended);
+        } else if (m instanceof Register r) {
+            return register(r);
+        } else if (m instanceof ReadControl control) {
+            return readControl(control);
+        } else if (m instanceof CloseCommand close) {
+            return close(close);
+        } else if (m instanceof CloseDone done) {
+            return closeDone(done);
+        } else if (m instanceof IdleCheck tick) {
+            return idleCheck(tick);
+        }
+        return Behaviors.unhandled(); // ConnectDone after connecting
     }
 
     private ActorRef<Event> handler() {
@@ -298,7 +326,9 @@ final class TcpConnection {
     /** Cancels every request on the socket; the close follows once their final completions are in. */
     private Behavior<ConnectionCommand> finish(ConnectionClosed event) {
         finalEvent = event;
-        timers.cancelAll();
+        if (timers != null) {
+            timers.cancelAll();
+        }
         queue.clear();
         if (recv != null || sending != null) {
             loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
@@ -323,13 +353,12 @@ final class TcpConnection {
     }
 
     /** Stopped from outside (the system shutting down): cancel and close without waiting for anyone. */
-    private Behavior<ConnectionCommand> postStop() {
+    private void postStop() {
         if (!closeIssued && loop.inLoop()) {
             closeIssued = true;
             loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
                     sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
             loop.issuer().issue(new TcpOps.Simple(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null, res -> { }));
         }
-        return Behaviors.same();
     }
 }

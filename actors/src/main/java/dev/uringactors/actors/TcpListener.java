@@ -16,11 +16,13 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 
 /**
  * Accepts on one ring: one multishot ACCEPT in flight, re-armed when a CQE comes without F_MORE, after a back-off
- * when the process is out of file descriptors. Each connection becomes a {@link TcpConnection} child on the same
+ * when the process is out of file descriptors; single-shot ACCEPTs, one after another, where the kernel rejects
+ * multishot (before 5.19) or {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the same
  * ring. In pull mode it accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the
  * accept and the kernel's backlog holds new connections. After {@link Unbind} it closes fds that still arrive
  * for the cancelled accept, and lives on, without listening, until its connections have closed.
@@ -32,7 +34,7 @@ final class TcpListener {
     record Accepted(int fd) implements Internal {
     }
 
-    record AcceptEnded(TcpOps.MultishotAccept op, int res) implements Internal {
+    record AcceptEnded(TcpOps.Accept op, int res) implements Internal {
     }
 
     enum Rearm implements Internal { INSTANCE }
@@ -45,9 +47,12 @@ final class TcpListener {
     private final boolean ownsFd;
     private final ActorRef<Event> handler;
     private final boolean pullMode;
+    /** The connections' local address when the listener's is a specific one; null for a wildcard. */
+    private final InetSocketAddress localAddress;
     /** Connections accepted beyond the credit: handed out at the next ResumeAccepting. */
     private final ArrayDeque<Integer> held = new ArrayDeque<>();
-    private TcpOps.MultishotAccept accept;
+    private TcpOps.Accept accept;
+    private boolean multishot;
     private long credit;
     private ActorRef<Event> unbindReplyTo;
     /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
@@ -64,6 +69,9 @@ final class TcpListener {
         this.ownsFd = ownsFd;
         this.handler = handler;
         this.pullMode = pullMode;
+        this.multishot = tcp.accept() == UringSettings.AcceptMode.MULTISHOT;
+        InetSocketAddress bound = Sockets.localAddress(listenFd);
+        this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
     }
 
     static Behavior<ListenerCommand> create(RingLoop loop, UringSettings.Tcp tcp, int listenFd, boolean ownsFd,
@@ -81,7 +89,7 @@ final class TcpListener {
 
     private void arm() {
         if (accept == null && unbindReplyTo == null && wantsMore()) {
-            accept = new TcpOps.MultishotAccept(listenFd, ctx.getSelf());
+            accept = new TcpOps.Accept(listenFd, multishot, ctx.getSelf());
             loop.issuer().issue(accept);
         }
     }
@@ -122,7 +130,7 @@ final class TcpListener {
     }
 
     private void connection(int fd) {
-        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler),
+        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, localAddress),
                 DispatcherSelector.sameAsParent()));
     }
 
@@ -135,7 +143,11 @@ final class TcpListener {
             return finishUnbind();
         }
         int res = ended.res();
-        if (res == -Errno.EMFILE || res == -Errno.ENFILE || (res < 0 && res != -Errno.ECANCELED)) {
+        if (res == -Errno.EINVAL && ended.op().multishot()) {
+            ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
+            multishot = false;
+            arm();
+        } else if (res == -Errno.EMFILE || res == -Errno.ENFILE || (res < 0 && res != -Errno.ECANCELED)) {
             ctx.getLog().warn("accept on ring {} failed: {}; accepting again in {}", loop.index(), Errno.name(res),
                     tcp.acceptBackoff());
             timers.startSingleTimer(Rearm.INSTANCE, tcp.acceptBackoff());

@@ -24,15 +24,24 @@ final class TcpOps {
     /** The errno of a failed ring (a failure, not a result) as a negative result. */
     private static final int RING_FAILED = -Errno.ECANCELED;
 
-    /** One SQE, one connection per CQE; re-armed by the listener when a CQE comes without F_MORE. */
-    static final class MultishotAccept extends RingOp {
+    /**
+     * Accepts connections for a listener: multishot (one SQE, one connection per CQE, re-armed by the listener
+     * when a CQE comes without F_MORE) or single-shot (one connection, then re-armed).
+     */
+    static final class Accept extends RingOp {
         private final int listenFd;
+        private final boolean multishot;
         private final ActorRef<TcpProtocol.ListenerCommand> listener;
         private boolean cancelled;
 
-        MultishotAccept(int listenFd, ActorRef<TcpProtocol.ListenerCommand> listener) {
+        Accept(int listenFd, boolean multishot, ActorRef<TcpProtocol.ListenerCommand> listener) {
             this.listenFd = listenFd;
+            this.multishot = multishot;
             this.listener = listener;
+        }
+
+        boolean multishot() {
+            return multishot;
         }
 
         /** From now on, connections that still arrive are closed: nobody wants them. */
@@ -47,7 +56,11 @@ final class TcpOps {
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepMultishotAccept(listenFd, OpFlags.SOCK_CLOEXEC);
+            if (multishot) {
+                sqe.prepMultishotAccept(listenFd, OpFlags.SOCK_CLOEXEC);
+            } else {
+                sqe.prepAccept(listenFd, 0, 0, OpFlags.SOCK_CLOEXEC);
+            }
         }
 
         @Override

@@ -76,6 +76,11 @@ public final class UringTcp implements Extension {
             for (int i = 1; i < rings && reusePort; i++) {
                 fds.add(Sockets.listen(bound, backlog, true)); // same port: the kernel spreads connections
             }
+            if (tcp.noDelay()) {
+                for (int fd : fds) { // accepted sockets inherit it: no setsockopt per connection
+                    Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+                }
+            }
         } catch (UringException e) {
             fds.forEach(Sockets::close);
             b.handler().tell(new CommandFailed(b, e));

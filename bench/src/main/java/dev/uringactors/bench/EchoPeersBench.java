@@ -48,8 +48,18 @@ final class EchoPeersBench {
         }
         boolean pinned = Pinning.pinThisProcess(serverCpu);
         String wait = args.string("wait", "interrupt");
-        List<EchoPeer> peers = new ArrayList<>(List.of(new UringEchoPeer(1, wait), NettyEchoPeer.ioUring(1),
-                NettyEchoPeer.epoll(1), NettyEchoPeer.nio(1), new PekkoTcpEchoPeer()));
+        List<String> chosen = List.of(args.string("peers",
+                "uring-actors,netty-io_uring,netty-epoll,netty-nio,pekko-streams-tcp").split(","));
+        List<EchoPeer> peers = new ArrayList<>();
+        for (EchoPeer peer : List.of(new UringEchoPeer(1, wait), NettyEchoPeer.ioUring(1), NettyEchoPeer.epoll(1),
+                NettyEchoPeer.nio(1), new PekkoTcpEchoPeer())) {
+            if (chosen.contains(peer.name())) {
+                peers.add(peer);
+            }
+        }
+        if (!chosen.contains("netty-io_uring")) {
+            throw new IllegalArgumentException("--peers must include netty-io_uring, the baseline of the ratios");
+        }
         Map<String, Result> results = new LinkedHashMap<>();
         for (EchoPeer peer : peers) {
             int port = peer.start();

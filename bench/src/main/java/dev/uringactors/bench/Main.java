@@ -10,8 +10,10 @@ public final class Main {
                   NOP requests from an actor on the ring thread, answered as messages
               file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--fio fio]
                   4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio)
-              echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client]
+              echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
                   echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp
+              accept --count 10000 [--batch 2000] [--c-accept /tmp/uring-anchors/accept_bench]
+                  accepting queued connections through our stack, multishot and single-shot, beside C
               wait-modes [--file F] [--seconds 5] [--qd 1] [--busy 2]
                   interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
             """;
@@ -32,6 +34,7 @@ public final class Main {
                 case "file-read" -> FileReadBench.main(args);
                 case "wait-modes" -> WaitModesBench.main(args);
                 case "echo-peers" -> EchoPeersBench.main(args);
+                case "accept" -> AcceptBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

@@ -63,10 +63,12 @@ public record UringSettings(
 
     public enum ListenerMode { REUSE_PORT, SHARED }
 
+    public enum AcceptMode { MULTISHOT, SINGLE }
+
     /**
      * {@code uring.tcp}; {@code zeroCopyThreshold} is -1 for off, {@code idleTimeout} null for infinite.
      */
-    public record Tcp(ListenerMode listener, int backlog, boolean noDelay, int recvBuffers, int recvBufferSize,
+    public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers, int recvBufferSize,
                       int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout, Duration acceptBackoff) {
     }
 
@@ -115,6 +117,7 @@ public record UringSettings(
                 new Supervision(r.intIn("supervision.max-restarts", 0, 1000),
                         r.duration("supervision.within", Duration.ofMillis(1), Duration.ofDays(1))),
                 new Tcp(r.oneOf("tcp.listener", ListenerMode.class),
+                        r.oneOf("tcp.accept", AcceptMode.class),
                         r.intIn("tcp.backlog", 1, 65535),
                         r.bool("tcp.no-delay"),
                         r.powerOfTwoOrAuto("tcp.recv-buffers", 1, 32768, -1),

@@ -44,7 +44,8 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
-        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT, 1024, true, 512, 16384, 1 << 20,
+        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
+                UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100)), s.tcp());
     }
 
@@ -62,7 +63,7 @@ class UringSettingsTest {
                   shutdown-timeout = 2s
                   request-timeout = 3s
                   supervision { max-restarts = 2, within = 10s }
-                  tcp { listener = shared, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
+                  tcp { listener = shared, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
                         max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
                         accept-backoff = 1s }
                 }""");
@@ -82,7 +83,8 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(3), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
-        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED, 64, false, 64, 4096, 65536, 32768,
+        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
+                UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1)), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
@@ -116,6 +118,7 @@ class UringSettingsTest {
             supervision.max-restarts  | -1             | whole number from 0 to 1000
             supervision.within        | 0s             | a duration from PT0.001S
             tcp.listener              | each           | one of reuse-port | shared
+            tcp.accept                | many           | one of multishot | single
             tcp.backlog               | 0              | whole number from 1 to 65535
             tcp.no-delay              | fast           | on or off
             tcp.recv-buffers          | 100            | power of two from 1 to 32768
