@@ -16,15 +16,27 @@ import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
- * TCP through io_uring: {@code UringTcp.get(system).manager()} takes {@link Bind} and {@link Connect} (see
- * {@link TcpProtocol}). A bind listens on every ring: with {@code uring.tcp.listener = reuse-port} each ring has
- * its own SO_REUSEPORT socket, so the kernel spreads connections and none crosses threads; with {@code shared}
- * every ring keeps a multishot accept on one socket.
+ * TCP through io_uring, for actors and for streams. Actors: {@code UringTcp.get(system).manager()} takes
+ * {@link Bind} and {@link Connect} (see {@link TcpProtocol}). Streams: {@link #bind} and
+ * {@link #outgoingConnection}, shaped like Pekko's {@code Tcp}, so that switching is an import change.
+ *
+ * <p>A bind listens on every ring: by default ({@code uring.tcp.listener = shared}) every ring keeps a
+ * multishot accept on one listening socket; with {@code reuse-port} each ring has its own SO_REUSEPORT socket
+ * and the kernel spreads connections by hash. Either way a connection lives on the ring that accepted it.
  */
 public final class UringTcp implements Extension {
     private final ActorRef<ManagerCommand> manager;
@@ -45,8 +57,97 @@ public final class UringTcp implements Extension {
         return manager;
     }
 
-    UringExtension uring() {
-        return uring;
+    /**
+     * Listens on {@code host:port} (port 0 picks one) and emits a connection per pull: shaped like Pekko's
+     * {@code Tcp.bind}. Socket options and the idle timeout come from {@code uring.tcp}.
+     */
+    public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port) {
+        return bind(host, port, 0, false);
+    }
+
+    /**
+     * As {@link #bind(String, int)}; {@code backlog} 0 takes {@code uring.tcp.backlog}. With {@code halfClose},
+     * a connection whose peer has shut down its side stays open until the handler's flow completes its output.
+     */
+    public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port, int backlog,
+                                                                         boolean halfClose) {
+        return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose));
+    }
+
+    /**
+     * A connection to {@code host:port} as a flow, shaped like Pekko's {@code Tcp.outgoingConnection}; as there,
+     * with half-close: when the input completes, our side is shut down and the output runs until the peer closes.
+     */
+    public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(String host,
+                                                                                               int port) {
+        return outgoingConnection(new InetSocketAddress(host, port), true);
+    }
+
+    public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
+            InetSocketAddress remoteAddress, boolean halfClose) {
+        return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
+    }
+
+    /** An accepted connection: handle it with a flow, as with Pekko's {@code Tcp.IncomingConnection}. */
+    public static final class IncomingConnection {
+        private final InetSocketAddress localAddress;
+        private final InetSocketAddress remoteAddress;
+        private final TcpConnectionStage stage;
+
+        IncomingConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress, TcpConnectionStage stage) {
+            this.localAddress = localAddress;
+            this.remoteAddress = remoteAddress;
+            this.stage = stage;
+        }
+
+        public InetSocketAddress localAddress() {
+            return localAddress;
+        }
+
+        public InetSocketAddress remoteAddress() {
+            return remoteAddress;
+        }
+
+        /** The connection as a flow: bytes from the peer out, bytes to the peer in. Materialize it once. */
+        public Flow<ByteString, ByteString, NotUsed> flow() {
+            return Flow.fromGraph(stage).mapMaterializedValue(m -> NotUsed.getInstance());
+        }
+
+        /** Runs {@code handler} on this connection; returns what it materializes. */
+        public <M> M handleWith(Flow<ByteString, ByteString, M> handler, ClassicActorSystemProvider system) {
+            return flow().joinMat(handler, Keep.right()).run(system);
+        }
+    }
+
+    /** A bound listener, as Pekko's {@code Tcp.ServerBinding}. */
+    public static final class ServerBinding {
+        private final InetSocketAddress localAddress;
+        private final java.util.function.Supplier<CompletionStage<Void>> unbind;
+        private final CompletionStage<Void> unbound;
+
+        ServerBinding(InetSocketAddress localAddress, java.util.function.Supplier<CompletionStage<Void>> unbind,
+                      CompletionStage<Void> unbound) {
+            this.localAddress = localAddress;
+            this.unbind = unbind;
+            this.unbound = unbound;
+        }
+
+        public InetSocketAddress localAddress() {
+            return localAddress;
+        }
+
+        /** Stops accepting and closes the listening sockets; connections already accepted go on. */
+        public CompletionStage<Void> unbind() {
+            return unbind.get();
+        }
+
+        public CompletionStage<Done> whenUnbound() {
+            return unbound.thenApply(v -> Done.getInstance());
+        }
+    }
+
+    /** An established outgoing connection, as Pekko's {@code Tcp.OutgoingConnection}. */
+    public record OutgoingConnection(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
     }
 
     private static Behavior<ManagerCommand> manager(UringExtension uring) {

@@ -44,7 +44,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
-        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
+        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100)), s.tcp());
     }
@@ -63,7 +63,7 @@ class UringSettingsTest {
                   shutdown-timeout = 2s
                   request-timeout = 3s
                   supervision { max-restarts = 2, within = 10s }
-                  tcp { listener = shared, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
+                  tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
                         max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
                         accept-backoff = 1s }
                 }""");
@@ -83,7 +83,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(3), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
-        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
+        assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
                 UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1)), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());

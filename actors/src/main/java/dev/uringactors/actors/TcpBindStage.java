@@ -1,0 +1,132 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.actors.TcpProtocol.Event;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Attributes;
+import org.apache.pekko.stream.Outlet;
+import org.apache.pekko.stream.SourceShape;
+import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
+import org.apache.pekko.stream.stage.AbstractOutHandler;
+import org.apache.pekko.stream.stage.AsyncCallback;
+import org.apache.pekko.stream.stage.GraphStageLogic;
+
+import scala.runtime.BoxedUnit;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A listener as a {@code Source} of incoming connections. It binds in pull mode: each pull is credit for one
+ * more accept, so connections nobody asked for wait in the kernel's backlog. Cancelling it unbinds.
+ */
+final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceShape<UringTcp.IncomingConnection>,
+        CompletionStage<UringTcp.ServerBinding>> {
+    private final Outlet<UringTcp.IncomingConnection> out = Outlet.create("UringTcp.bind");
+    private final SourceShape<UringTcp.IncomingConnection> shape = SourceShape.of(out);
+    private final InetSocketAddress address;
+    private final int backlog;
+    private final boolean halfClose;
+
+    TcpBindStage(InetSocketAddress address, int backlog, boolean halfClose) {
+        this.address = address;
+        this.backlog = backlog;
+        this.halfClose = halfClose;
+    }
+
+    @Override
+    public SourceShape<UringTcp.IncomingConnection> shape() {
+        return shape;
+    }
+
+    @Override
+    public Pair<GraphStageLogic, CompletionStage<UringTcp.ServerBinding>> createLogicAndMaterializedValuePair(
+            Attributes attributes) {
+        CompletableFuture<UringTcp.ServerBinding> binding = new CompletableFuture<>();
+        return Pair.create(new Logic(binding), binding);
+    }
+
+    private final class Logic extends GraphStageLogic {
+        private final CompletableFuture<UringTcp.ServerBinding> binding;
+        private final ArrayDeque<TcpProtocol.Connected> waiting = new ArrayDeque<>();
+        private final CompletableFuture<Void> unbound = new CompletableFuture<>();
+        private ActorRef<Event> self;
+        private ActorRef<TcpProtocol.ListenerCommand> listener;
+        private AsyncCallback<Void> unbindRequested;
+
+        Logic(CompletableFuture<UringTcp.ServerBinding> binding) {
+            super(shape);
+            this.binding = binding;
+            setHandler(out, new AbstractOutHandler() {
+                @Override
+                public void onPull() {
+                    if (!waiting.isEmpty()) {
+                        push(out, incoming(waiting.poll()));
+                    } else if (listener != null) {
+                        listener.tell(new TcpProtocol.ResumeAccepting(1));
+                    }
+                }
+
+                @Override
+                public void onDownstreamFinish(Throwable cause) {
+                    unbind();
+                }
+            });
+        }
+
+        @Override
+        public void preStart() {
+            setKeepGoing(true);
+            // The stage actor is the handler: its messages run on the stage, in order.
+            self = Adapter.toTyped(getStageActor(message -> {
+                onEvent((Event) message._2());
+                return BoxedUnit.UNIT;
+            }).ref());
+            unbindRequested = createAsyncCallback(v -> unbind());
+            UringTcp.get(Adapter.toTyped(materializer().system())).manager()
+                    .tell(new TcpProtocol.Bind(self, address, backlog, true));
+        }
+
+        private void onEvent(Event event) {
+            if (event instanceof TcpProtocol.Bound b) {
+                listener = b.listener();
+                binding.complete(new UringTcp.ServerBinding(b.localAddress(), () -> {
+                    unbindRequested.invoke(null); // from any thread
+                    return unbound;
+                }, unbound));
+                if (isAvailable(out)) {
+                    listener.tell(new TcpProtocol.ResumeAccepting(1));
+                }
+            } else if (event instanceof TcpProtocol.Connected c) {
+                if (isAvailable(out)) {
+                    push(out, incoming(c));
+                } else {
+                    waiting.add(c); // accepted on another ring with the same credit
+                }
+            } else if (event instanceof TcpProtocol.CommandFailed f) {
+                binding.completeExceptionally(f.cause()); // a UringException: EADDRINUSE and its hint
+                failStage(f.cause());
+            } else if (event == TcpProtocol.Unbound.INSTANCE) {
+                waiting.forEach(c -> c.connection().tell(TcpProtocol.CloseCommand.ABORT));
+                unbound.complete(null);
+                completeStage();
+            }
+        }
+
+        private UringTcp.IncomingConnection incoming(TcpProtocol.Connected c) {
+            return new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(),
+                    TcpConnectionStage.accepted(c.connection(), halfClose));
+        }
+
+        private void unbind() {
+            if (listener != null) {
+                listener.tell(new TcpProtocol.Unbind(self));
+            } else {
+                completeStage();
+            }
+        }
+    }
+}
