@@ -60,9 +60,9 @@ public final class Main {
                 factory.create(new InetSocketAddress(host, port), bound), "uring-" + name);
         try {
             InetSocketAddress address = bound.get(30, TimeUnit.SECONDS);
-            System.out.printf("%s server listening on %s:%d (%d rings, wait strategy %s); Ctrl-C stops it%n",
-                    name, address.getAddress().getHostAddress(), address.getPort(),
-                    UringExtension.get(system).ringCount(),
+            int rings = UringExtension.get(system).ringCount();
+            System.out.printf("%s server listening on %s:%d (%d ring%s, wait strategy %s); Ctrl-C stops it%n",
+                    name, address.getAddress().getHostAddress(), address.getPort(), rings, rings == 1 ? "" : "s",
                     UringExtension.get(system).settings().waitStrategy().name().toLowerCase(Locale.ROOT));
         } catch (ExecutionException e) {
             system.terminate();
