@@ -3,6 +3,8 @@ package dev.uringactors.actors;
 import dev.uringactors.ring.NativeBuffer;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Native I/O buffers of one ring, reused instead of allocated, zeroed and freed per request. Sizes are powers
@@ -16,13 +18,12 @@ final class BufferPool {
     private static final int MAX_KEPT = 256;
     private static final long MAX_KEPT_BYTES = 16L << 20;
 
-    private final ArrayDeque<NativeBuffer>[] free;
+    /** Free buffers by size class: index 0 holds 4 KiB buffers, index i holds 4 KiB << i. */
+    private final List<ArrayDeque<NativeBuffer>> free = new ArrayList<>();
 
-    @SuppressWarnings("unchecked")
     BufferPool(int maxIoSize) {
-        free = new ArrayDeque[classOf(maxIoSize) + 1];
-        for (int i = 0; i < free.length; i++) {
-            free[i] = new ArrayDeque<>();
+        for (int i = 0; i <= classOf(maxIoSize); i++) {
+            free.add(new ArrayDeque<>());
         }
     }
 
@@ -34,14 +35,14 @@ final class BufferPool {
     /** A buffer of at least {@code length} bytes; its contents are whatever was there before. */
     NativeBuffer acquire(int length) {
         int c = classOf(length);
-        NativeBuffer b = free[c].poll();
+        NativeBuffer b = free.get(c).poll();
         return b != null ? b : NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT);
     }
 
     void release(NativeBuffer buffer) {
-        int c = classOf((int) buffer.size());
-        if (free[c].size() < MAX_KEPT && (free[c].size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
-            free[c].push(buffer);
+        ArrayDeque<NativeBuffer> list = free.get(classOf((int) buffer.size()));
+        if (list.size() < MAX_KEPT && (list.size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
+            list.push(buffer);
         } else {
             buffer.close();
         }

@@ -84,14 +84,16 @@ final class RingOps {
         }
     }
 
-    static final class Read extends ReplyOp<ByteString> {
-        private final FileHandle file;
-        private final long position;
-        private final int length;
+    /** A read or write of a file through a pooled native buffer, which goes back after the final completion. */
+    abstract static class PooledFileOp<T> extends ReplyOp<T> {
+        final FileHandle file;
+        final long position;
+        final int length;
+        final NativeBuffer buffer;
         private final BufferPool pool;
-        private final NativeBuffer buffer;
 
-        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+        PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
+                     ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
@@ -101,25 +103,8 @@ final class RingOps {
         }
 
         @Override
-        Opcode opcode() {
-            return Opcode.READ;
-        }
-
-        @Override
-        void prepare(Sqe sqe) {
-            sqe.prepRead(file.fd(), buffer.address(), length, position);
-        }
-
-        @Override
         boolean polled() {
             return file.polled();
-        }
-
-        @Override
-        ByteString result(int res) {
-            byte[] bytes = new byte[res];
-            buffer.read(0, bytes, 0, res);
-            return ByteString.fromArrayUnsafe(bytes);
         }
 
         @Override
@@ -133,23 +118,36 @@ final class RingOps {
         }
     }
 
+    static final class Read extends PooledFileOp<ByteString> {
+        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(file, position, length, pool, replyTo);
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.READ;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepRead(file.fd(), buffer.address(), length, position);
+        }
+
+        @Override
+        ByteString result(int res) {
+            byte[] bytes = new byte[res];
+            buffer.read(0, bytes, 0, res);
+            return ByteString.fromArrayUnsafe(bytes);
+        }
+    }
+
     /** Writes until all is written: a short write is submitted again for the rest. */
-    static final class Write extends ReplyOp<Integer> {
-        private final FileHandle file;
-        private final long position;
-        private final int length;
-        private final BufferPool pool;
-        private final NativeBuffer buffer;
+    static final class Write extends PooledFileOp<Integer> {
         private int written;
 
         Write(FileHandle file, long position, ByteString data, BufferPool pool,
               ActorRef<StatusReply<Integer>> replyTo) {
-            super(replyTo);
-            this.file = file;
-            this.position = position;
-            this.length = data.size();
-            this.pool = pool;
-            this.buffer = pool.acquire(length);
+            super(file, position, data.size(), pool, replyTo);
             data.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
@@ -164,11 +162,6 @@ final class RingOps {
         }
 
         @Override
-        boolean polled() {
-            return file.polled();
-        }
-
-        @Override
         boolean done(int res) {
             written += res;
             return written >= length || res == 0;
@@ -177,16 +170,6 @@ final class RingOps {
         @Override
         Integer result(int res) {
             return written;
-        }
-
-        @Override
-        String target() {
-            return file.path().toString();
-        }
-
-        @Override
-        void release() {
-            pool.release(buffer);
         }
     }
 

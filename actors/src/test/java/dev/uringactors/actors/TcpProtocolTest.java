@@ -162,6 +162,7 @@ class TcpProtocolTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the client socket only needs to be open
     void aWriteBeyondTheQueueLimitFailsInsteadOfBuffering() throws Exception {
         TestProbe<Event> handler = probe();
         Bound bound = bind(handler, false);
@@ -190,6 +191,7 @@ class TcpProtocolTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the client sockets only need to be open
     void pullModeAcceptsOnlyWhatWasAskedFor() throws Exception {
         ActorTestKit oneRing = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
                 .withFallback(ConfigFactory.load()));

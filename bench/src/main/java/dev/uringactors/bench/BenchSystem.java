@@ -49,8 +49,8 @@ final class BenchSystem implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         system.terminate();
-        system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        system.getWhenTerminated().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
     }
 }

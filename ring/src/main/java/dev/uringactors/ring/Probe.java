@@ -72,7 +72,8 @@ public final class Probe {
     }
 
     private static boolean tryOpen(RingOptions options) {
-        try (Ring ignored = Ring.open(options)) {
+        try {
+            Ring.open(options).close();
             return true;
         } catch (UringException e) {
             return false;

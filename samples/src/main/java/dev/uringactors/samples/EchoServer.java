@@ -1,19 +1,14 @@
 package dev.uringactors.samples;
 
 import dev.uringactors.actors.TcpProtocol.Ack;
-import dev.uringactors.actors.TcpProtocol.Bind;
-import dev.uringactors.actors.TcpProtocol.Bound;
 import dev.uringactors.actors.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.TcpProtocol.CommandFailed;
-import dev.uringactors.actors.TcpProtocol.Connected;
 import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.TcpProtocol.PeerClosed;
 import dev.uringactors.actors.TcpProtocol.Received;
 import dev.uringactors.actors.TcpProtocol.Register;
-import dev.uringactors.actors.UringExtension;
-import dev.uringactors.actors.UringTcp;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -32,24 +27,7 @@ public final class EchoServer {
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
     public static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
-        return Behaviors.setup(ctx -> {
-            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address));
-            UringExtension uring = UringExtension.get(ctx.getSystem());
-            return Behaviors.receive(Event.class)
-                    .onMessage(Bound.class, b -> {
-                        bound.complete(b.localAddress());
-                        return Behaviors.same();
-                    })
-                    .onMessage(CommandFailed.class, f -> {
-                        bound.completeExceptionally(f.cause());
-                        return Behaviors.stopped();
-                    })
-                    .onMessage(Connected.class, c -> {
-                        ctx.spawnAnonymous(connection(c.connection()), uring.dispatcher(c.ring()));
-                        return Behaviors.same();
-                    })
-                    .build();
-        });
+        return TcpServer.bind(address, bound, EchoServer::connection);
     }
 
     static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {

@@ -44,20 +44,18 @@ import static org.junit.jupiter.api.Assertions.fail;
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EchoServerTest {
-    ActorTestKit testKit;
+    RunningServer running;
     InetSocketAddress server;
 
     @BeforeAll
     void start() throws Exception {
-        testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2").withFallback(ConfigFactory.load()));
-        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        testKit.spawn(EchoServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "echo");
-        server = bound.get(10, TimeUnit.SECONDS);
+        running = RunningServer.start(EchoServer::create);
+        server = running.address;
     }
 
     @AfterAll
     void stop() {
-        testKit.shutdownTestKit();
+        running.close();
     }
 
     private Socket connect() throws IOException {

@@ -1,8 +1,6 @@
 package dev.uringactors.samples;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.ring.RequiresIoUring;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -11,7 +9,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -19,8 +16,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -30,20 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HttpServerTest {
     private static final String GET = "GET / HTTP/1.1\r\nHost: test\r\n\r\n";
-    ActorTestKit testKit;
+    RunningServer running;
     InetSocketAddress server;
 
     @BeforeAll
     void start() throws Exception {
-        testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2").withFallback(ConfigFactory.load()));
-        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        testKit.spawn(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "http");
-        server = bound.get(10, TimeUnit.SECONDS);
+        running = RunningServer.start(HttpServer::create);
+        server = running.address;
     }
 
     @AfterAll
     void stop() {
-        testKit.shutdownTestKit();
+        running.close();
     }
 
     /** Sends {@code request} as it is, half-closes, and returns everything the server sent until it closed. */

@@ -1,0 +1,37 @@
+package dev.uringactors.samples;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TcpProtocol;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.Behavior;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/** A sample server on two rings and a loopback port, for the length of a test class. */
+final class RunningServer implements AutoCloseable {
+    final InetSocketAddress address;
+    private final ActorTestKit testKit;
+
+    private RunningServer(ActorTestKit testKit, InetSocketAddress address) {
+        this.testKit = testKit;
+        this.address = address;
+    }
+
+    static RunningServer start(BiFunction<InetSocketAddress, CompletableFuture<InetSocketAddress>,
+            Behavior<TcpProtocol.Event>> server) throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
+                .withFallback(ConfigFactory.load()));
+        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
+        testKit.spawn(server.apply(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "server");
+        return new RunningServer(testKit, bound.get(10, TimeUnit.SECONDS));
+    }
+
+    @Override
+    public void close() {
+        testKit.shutdownTestKit();
+    }
+}
