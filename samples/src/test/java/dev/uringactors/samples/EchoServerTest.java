@@ -161,12 +161,14 @@ class EchoServerTest {
                 assertEquals(1, s.getInputStream().read());
             }
         }
+        // Connections of earlier tests may still be closing when "before" is taken, so the count can end lower;
+        // a leak of these 10,000 would leave it far higher.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         long now;
         while ((now = openFds()) > before && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertEquals(before, now, "open fds before and after 10,000 connections");
+        assertTrue(now <= before, "open fds before (" + before + ") and after (" + now + ") 10,000 connections");
     }
 
     @Test
