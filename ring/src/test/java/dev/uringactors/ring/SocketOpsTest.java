@@ -214,6 +214,27 @@ class SocketOpsTest {
     }
 
     @Test
+    void sendmsgGathersTwoBuffersIntoOneMessage() throws Exception {
+        try (Socket client = new Socket(bound.getAddress(), bound.getPort());
+             NativeBuffer a = NativeBuffer.ofString("send");
+             NativeBuffer b = NativeBuffer.ofString("msg");
+             NativeBuffer iov = NativeBuffer.allocate(32);
+             NativeBuffer msghdr = NativeBuffer.allocate(56)) {
+            int server = acceptOne();
+            iov.putLong(0, a.address());
+            iov.putLong(8, 4);
+            iov.putLong(16, b.address());
+            iov.putLong(24, 3);
+            msghdr.putLong(16, iov.address()); // struct msghdr: msg_iov @16, msg_iovlen @24; no name, no control
+            msghdr.putLong(24, 2);
+            ring.nextSqe().prepSendmsg(server, msghdr.address(), OpFlags.MSG_NOSIGNAL).userData(2);
+            assertEquals(7, Reaped.await(ring, 1).byUserData(2).res());
+            assertEquals("sendmsg", new String(client.getInputStream().readNBytes(7), StandardCharsets.US_ASCII));
+            Sockets.close(server);
+        }
+    }
+
+    @Test
     void socketOptionsAreSetAndRead() {
         int fd = Sockets.tcpSocket(ANY_LOOPBACK);
         Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);

@@ -10,18 +10,26 @@ import org.apache.pekko.util.ByteString;
 import java.util.ArrayDeque;
 
 /**
- * A handler's side of write back-pressure. At most {@link #HIGH_WATER} bytes wait in the connection for their
- * acknowledgement; replies beyond that wait here, and reading is suspended until they drain below
- * {@link #LOW_WATER}. What waits here is bounded by what had already been received when reading stopped, so a
- * peer that sends without reading is held back by TCP instead of filling the server's memory.
+ * A handler's side of write back-pressure. At most {@link #HIGH_WATER} bytes wait in the connection to be sent;
+ * replies beyond that wait here, and reading is suspended until they drain below {@link #LOW_WATER}. What waits
+ * here is bounded by what had already been received when reading stopped, so a peer that sends without reading
+ * is held back by TCP instead of filling the server's memory.
+ *
+ * <p>Only one write in every {@link #ACK_INTERVAL} bytes asks for an acknowledgement, carrying the total
+ * written up to it: acknowledgements come in write order, so each tells how much of everything before it has
+ * been sent, and small replies cost no acknowledgement message each. The interval is well below the high
+ * water mark, so that while reading is suspended there is always an acknowledgement on its way.
  */
 final class AckedWriter {
     static final int HIGH_WATER = 256 * 1024;
     static final int LOW_WATER = 64 * 1024;
+    static final int ACK_INTERVAL = 32 * 1024;
 
     private final ActorRef<ConnectionCommand> connection;
     private final ArrayDeque<ByteString> waiting = new ArrayDeque<>();
-    private long inConnection;
+    private long written;
+    private long acknowledged;
+    private long lastAckAskedAt;
     private long waitingBytes;
     private boolean suspended;
 
@@ -29,14 +37,19 @@ final class AckedWriter {
         this.connection = connection;
     }
 
+    /** Bytes handed to the connection and not yet known to be sent. */
+    private long inConnection() {
+        return written - acknowledged;
+    }
+
     void write(ByteString data) {
-        if (waiting.isEmpty() && inConnection + data.size() <= HIGH_WATER) {
+        if (waiting.isEmpty() && inConnection() + data.size() <= HIGH_WATER) {
             send(data);
         } else {
             waiting.add(data);
             waitingBytes += data.size();
         }
-        if (!suspended && inConnection + waitingBytes > HIGH_WATER) {
+        if (!suspended && inConnection() + waitingBytes > HIGH_WATER) {
             suspended = true;
             connection.tell(ReadControl.SUSPEND_READING);
         }
@@ -44,25 +57,29 @@ final class AckedWriter {
 
     /** Handles the {@link Ack} of one of this writer's writes. */
     void acknowledged(Ack ack) {
-        inConnection -= (Integer) ack.token();
-        while (!waiting.isEmpty() && inConnection + waiting.peek().size() <= HIGH_WATER) {
+        acknowledged = (Long) ack.token();
+        while (!waiting.isEmpty() && inConnection() + waiting.peek().size() <= HIGH_WATER) {
             ByteString next = waiting.poll();
             waitingBytes -= next.size();
             send(next);
         }
-        if (suspended && inConnection + waitingBytes < LOW_WATER) {
+        if (suspended && inConnection() + waitingBytes < LOW_WATER) {
             suspended = false;
             connection.tell(ReadControl.RESUME_READING);
         }
     }
 
-    /** Whether everything written has been sent and acknowledged. */
-    boolean idle() {
-        return inConnection == 0 && waiting.isEmpty();
+    /** Whether everything given to this writer has been handed to the connection (which sends it before a close). */
+    boolean drained() {
+        return waiting.isEmpty();
     }
 
     private void send(ByteString data) {
-        inConnection += data.size();
-        connection.tell(new Write(data, new Ack(data.size())));
+        written += data.size();
+        boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL;
+        if (askAck) {
+            lastAckAskedAt = written;
+        }
+        connection.tell(new Write(data, askAck ? new Ack(written) : null));
     }
 }

@@ -78,14 +78,14 @@ final class HttpServer {
                         if (out.length() > 0) {
                             writer.write(out.result());
                         }
-                        if (closing[0] && writer.idle()) {
+                        if (closing[0] && writer.drained()) {
                             connection.tell(CloseCommand.CLOSE); // sends what is queued first
                         }
                         return Behaviors.same();
                     })
                     .onMessage(Ack.class, a -> {
                         writer.acknowledged(a);
-                        if (closing[0] && writer.idle()) {
+                        if (closing[0] && writer.drained()) {
                             connection.tell(CloseCommand.CLOSE);
                         }
                         return Behaviors.same();
@@ -96,7 +96,7 @@ final class HttpServer {
                     })
                     .onMessage(PeerClosed.class, p -> {
                         closing[0] = true;
-                        if (writer.idle()) {
+                        if (writer.drained()) {
                             connection.tell(CloseCommand.CLOSE);
                         }
                         return Behaviors.same();
