@@ -231,7 +231,8 @@ final class TcpConnection {
 
     private void sendNext() {
         sending = queue.poll();
-        loop.issuer().issue(new TcpOps.Send(fd, sending.data(), loop.issuer().buffers(), ctx.getSelf()));
+        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && sending.data().size() >= tcp.zeroCopyThreshold();
+        loop.issuer().issue(new TcpOps.Send(fd, sending.data(), zeroCopy, loop.issuer().buffers(), ctx.getSelf()));
     }
 
     private Behavior<ConnectionCommand> sendDone(SendDone done) {

@@ -137,18 +137,28 @@ final class TcpOps {
         }
     }
 
-    /** Sends all of a {@code ByteString} from a pooled native buffer; a short send goes on where it stopped. */
+    /**
+     * Sends all of a {@code ByteString} from a pooled native buffer; a short send goes on where it stopped. With
+     * {@code zeroCopy}, the first attempt is a SEND_ZC: its first CQE carries the bytes sent (with F_MORE) and
+     * its notification, the final CQE, says the kernel no longer reads the buffer. If it sent less than all,
+     * the rest goes as a plain SEND after that notification, so that each request has one final completion and
+     * the buffer is released only after the last.
+     */
     static final class Send extends RingOp {
         private final int fd;
         private final int length;
         private final BufferPool pool;
         private final NativeBuffer buffer;
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private boolean zeroCopy;
+        private boolean answered;
         private int sent;
 
-        Send(int fd, ByteString data, BufferPool pool, ActorRef<TcpProtocol.ConnectionCommand> connection) {
+        Send(int fd, ByteString data, boolean zeroCopy, BufferPool pool,
+             ActorRef<TcpProtocol.ConnectionCommand> connection) {
             this.fd = fd;
             this.length = data.size();
+            this.zeroCopy = zeroCopy;
             this.pool = pool;
             this.buffer = pool.acquire(length);
             this.connection = connection;
@@ -157,21 +167,40 @@ final class TcpOps {
 
         @Override
         Opcode opcode() {
-            return Opcode.SEND;
+            return zeroCopy ? Opcode.SEND_ZC : Opcode.SEND;
         }
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepSend(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL);
+            if (zeroCopy) {
+                sqe.prepSendZc(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL, 0);
+            } else {
+                sqe.prepSend(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL);
+            }
         }
 
         @Override
         boolean complete(int res, int flags, int ringFlags) {
-            if (res > 0 && (sent += res) < length) {
-                return false;
+            if ((flags & CqeFlags.F_NOTIF) == 0) { // a result, not a zero-copy notification
+                if (res > 0) {
+                    sent += res;
+                } else if (res == 0 || !(zeroCopy && res == -Errno.EOPNOTSUPP)) {
+                    answer(res == 0 ? sent : res); // an error, or no progress possible
+                }
+                if (!answered && sent == length) {
+                    answer(sent);
+                }
             }
-            connection.tell(new TcpConnection.SendDone(res < 0 ? res : sent));
-            return true;
+            if (!CqeFlags.isFinal(flags) || answered) {
+                return true; // the notification is still to come, or all is sent or failed
+            }
+            zeroCopy = false; // a short send, or no zero-copy on this socket: send the rest plainly
+            return false;
+        }
+
+        private void answer(int result) {
+            answered = true;
+            connection.tell(new TcpConnection.SendDone(result));
         }
 
         @Override

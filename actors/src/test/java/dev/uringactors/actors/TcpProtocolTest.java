@@ -220,6 +220,38 @@ class TcpProtocolTest {
     }
 
     @Test
+    void zeroCopyWritesArriveIntactAndAreAcknowledged() throws Exception {
+        ActorTestKit zc = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, tcp.zero-copy-threshold = 16 KiB }").withFallback(ConfigFactory.load()));
+        try {
+            TestProbe<Event> handler = zc.createTestProbe(Event.class);
+            UringTcp.get(zc.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+            Bound bound = handler.expectMessageClass(Bound.class);
+            try (Socket client = connect(bound)) {
+                Connected c = handler.expectMessageClass(Connected.class);
+                c.connection().tell(new Register(handler.getRef()));
+                byte[] data = new byte[512 * 1024];
+                new java.util.Random(5).nextBytes(data);
+                for (int i = 0; i < 8; i++) { // 64 KiB writes: zero-copy; a 1 KiB one: plain
+                    c.connection().tell(new Write(ByteString.fromArray(data, i << 16, 1 << 16), new Ack(i)));
+                }
+                c.connection().tell(new Write(ByteString.fromArray(new byte[1024]), new Ack("small")));
+                byte[] back = client.getInputStream().readNBytes(data.length);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, back);
+                for (int i = 0; i < 8; i++) {
+                    assertEquals(new Ack(i), handler.expectMessageClass(Ack.class));
+                }
+                assertEquals(new Ack("small"), handler.expectMessageClass(Ack.class));
+                assertEquals(1024, client.getInputStream().readNBytes(1024).length);
+                c.connection().tell(CloseCommand.CLOSE);
+                handler.expectMessage(TcpProtocol.Closed.INSTANCE);
+            }
+        } finally {
+            zc.shutdownTestKit();
+        }
+    }
+
+    @Test
     void idleConnectionsAreClosed() throws Exception {
         ActorTestKit idle = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, tcp.idle-timeout = 300ms }").withFallback(ConfigFactory.load()));

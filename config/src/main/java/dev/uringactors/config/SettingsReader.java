@@ -70,6 +70,12 @@ final class SettingsReader {
         return isWord(key, "infinite");
     }
 
+    /** HOCON reads a bare "off" as the boolean false. */
+    boolean isOff(String key) {
+        Object v = uring.getValue(key).unwrapped();
+        return v.equals("off") || v.equals(Boolean.FALSE);
+    }
+
     private boolean isWord(String key, String word) {
         return uring.getValue(key).unwrapped().equals(word);
     }

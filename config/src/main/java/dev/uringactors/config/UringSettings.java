@@ -65,9 +65,10 @@ public record UringSettings(
 
     public enum AcceptMode { MULTISHOT, SINGLE }
 
-    /** {@code uring.tcp}; {@code idleTimeout} is null for infinite. */
+    /** {@code uring.tcp}; {@code zeroCopyThreshold} is -1 for off, {@code idleTimeout} null for infinite. */
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
-                      int recvBufferSize, int maxWriteQueue, Duration idleTimeout, Duration acceptBackoff) {
+                      int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
+                      Duration acceptBackoff) {
     }
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */
@@ -121,6 +122,7 @@ public record UringSettings(
                         r.powerOfTwoOrAuto("tcp.recv-buffers", 1, 32768, -1),
                         r.bytes("tcp.recv-buffer-size", 256, 1 << 20),
                         r.bytes("tcp.max-write-queue", 1024, 1 << 30),
+                        r.isOff("tcp.zero-copy-threshold") ? -1 : r.bytes("tcp.zero-copy-threshold", 1, 1 << 30),
                         r.isInfinite("tcp.idle-timeout") ? null
                                 : r.duration("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1))));

@@ -46,7 +46,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
-                null, Duration.ofMillis(100)), s.tcp());
+                -1, null, Duration.ofMillis(100)), s.tcp());
     }
 
     @Test
@@ -64,7 +64,7 @@ class UringSettingsTest {
                   request-timeout = 3s
                   supervision { max-restarts = 2, within = 10s }
                   tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
-                        max-write-queue = 64 KiB, idle-timeout = 30s
+                        max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
                         accept-backoff = 1s }
                 }""");
         assertEquals(3, s.rings());
@@ -84,7 +84,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(3), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
-                UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536,
+                UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1)), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
@@ -124,6 +124,7 @@ class UringSettingsTest {
             tcp.recv-buffers          | 100            | power of two from 1 to 32768
             tcp.recv-buffer-size      | 10             | a size from 256 to 1048576 bytes
             tcp.max-write-queue       | 1              | a size from 1024 to 1073741824 bytes
+            tcp.zero-copy-threshold   | huge           | a size such as 64 KiB
             tcp.idle-timeout          | never          | a duration such as 10ms
             tcp.accept-backoff        | 0s             | a duration from PT0.001S
             profile                   | fast           | none or a block under uring.profiles
