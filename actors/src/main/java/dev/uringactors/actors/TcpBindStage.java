@@ -30,11 +30,13 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
     private final InetSocketAddress address;
     private final int backlog;
     private final boolean halfClose;
+    private final TcpSocketOptions options;
 
-    TcpBindStage(InetSocketAddress address, int backlog, boolean halfClose) {
+    TcpBindStage(InetSocketAddress address, int backlog, boolean halfClose, TcpSocketOptions options) {
         this.address = address;
         this.backlog = backlog;
         this.halfClose = halfClose;
+        this.options = options;
     }
 
     @Override
@@ -87,7 +89,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
             }).ref());
             unbindRequested = createAsyncCallback(v -> unbind());
             UringTcp.get(Adapter.toTyped(materializer().system())).manager()
-                    .tell(new TcpProtocol.Bind(self, address, backlog, true));
+                    .tell(new TcpProtocol.Bind(self, address, backlog, true, options));
         }
 
         private void onEvent(Event event) {

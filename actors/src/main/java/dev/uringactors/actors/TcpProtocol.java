@@ -25,10 +25,14 @@ public final class TcpProtocol {
     /**
      * Listen on {@code localAddress} (port 0 picks one). {@code backlog} 0 takes {@code uring.tcp.backlog}. In
      * pull mode the listener accepts only as many connections as {@link ResumeAccepting} allowed; the kernel
-     * backlog holds the rest.
+     * backlog holds the rest. {@code options} adds socket options and an idle timeout for this listener.
      */
-    public record Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode)
-            implements ManagerCommand {
+    public record Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode,
+                       TcpSocketOptions options) implements ManagerCommand {
+        public Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode) {
+            this(handler, localAddress, backlog, pullMode, TcpSocketOptions.DEFAULT);
+        }
+
         public Bind(ActorRef<Event> handler, InetSocketAddress localAddress) {
             this(handler, localAddress, 0, false);
         }

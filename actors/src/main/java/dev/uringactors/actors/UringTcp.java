@@ -24,9 +24,13 @@ import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
+import org.apache.pekko.io.Inet;
+
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -62,16 +66,19 @@ public final class UringTcp implements Extension {
      * {@code Tcp.bind}. Socket options and the idle timeout come from {@code uring.tcp}.
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port) {
-        return bind(host, port, 0, false);
+        return bind(host, port, 0, List.of(), false, Optional.empty());
     }
 
     /**
-     * As {@link #bind(String, int)}; {@code backlog} 0 takes {@code uring.tcp.backlog}. With {@code halfClose},
-     * a connection whose peer has shut down its side stays open until the handler's flow completes its output.
+     * As Pekko's {@code Tcp.bind(interface, port, backlog, options, halfClose, idleTimeout)}: {@code backlog} 0
+     * takes {@code uring.tcp.backlog}; the options are set on the listening socket; with {@code halfClose} our
+     * side of a connection stays open after the peer has shut down its own; an empty idle timeout keeps
+     * {@code uring.tcp.idle-timeout}.
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port, int backlog,
-                                                                         boolean halfClose) {
-        return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose));
+            Iterable<Inet.SocketOption> options, boolean halfClose, Optional<Duration> idleTimeout) {
+        return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose,
+                TcpSocketOptions.of(options, idleTimeout)));
     }
 
     /**
@@ -165,7 +172,9 @@ public final class UringTcp implements Extension {
                 .build());
     }
 
-    private static void bind(ActorContext<ManagerCommand> ctx, UringExtension uring, UringSettings.Tcp tcp, Bind b) {
+    private static void bind(ActorContext<ManagerCommand> ctx, UringExtension uring, UringSettings.Tcp defaults,
+                             Bind b) {
+        UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout).orElse(defaults);
         int backlog = b.backlog() > 0 ? b.backlog() : tcp.backlog();
         boolean reusePort = tcp.listener() == UringSettings.ListenerMode.REUSE_PORT;
         int rings = uring.ringCount();
@@ -177,10 +186,11 @@ public final class UringTcp implements Extension {
             for (int i = 1; i < rings && reusePort; i++) {
                 fds.add(Sockets.listen(bound, backlog, true)); // same port: the kernel spreads connections
             }
-            if (tcp.noDelay()) {
-                for (int fd : fds) { // accepted sockets inherit it: no setsockopt per connection
+            for (int fd : fds) { // accepted sockets inherit these: no setsockopt per connection
+                if (tcp.noDelay()) {
                     Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
                 }
+                b.options().applyTo(fd);
             }
         } catch (UringException e) {
             fds.forEach(Sockets::close);

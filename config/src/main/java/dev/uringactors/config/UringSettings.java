@@ -69,6 +69,11 @@ public record UringSettings(
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
                       int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
                       Duration acceptBackoff) {
+        /** These settings with another idle timeout (null: infinite), for one listener. */
+        public Tcp withIdleTimeout(Duration timeout) {
+            return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
+                    zeroCopyThreshold, timeout, acceptBackoff);
+        }
     }
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */

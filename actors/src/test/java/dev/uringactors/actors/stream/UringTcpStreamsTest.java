@@ -9,6 +9,8 @@ import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.io.Inet;
+import org.apache.pekko.io.TcpSO;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Framing;
 import org.apache.pekko.stream.javadsl.Keep;
@@ -23,7 +25,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -94,6 +98,23 @@ class UringTcpStreamsTest {
         assertEquals("HELLO\nWORLD\n", viaOurClient.utf8String());
         await(pekko.unbind());
         await(ours.unbind());
+    }
+
+    @Test
+    void bindTakesPekkosSocketOptionsAndAnIdleTimeout() throws Exception {
+        UringTcp.ServerBinding binding = await(tcp().bind("127.0.0.1", 0, 64,
+                        List.of(TcpSO.keepAlive(true), TcpSO.receiveBufferSize(128 * 1024), TcpSO.tcpNoDelay(true)),
+                        false, Optional.of(Duration.ofMillis(300)))
+                .to(Sink.foreach(c -> c.handleWith(Flow.of(ByteString.class), testKit.system())))
+                .run(testKit.system()));
+        try (Socket idle = new Socket(binding.localAddress().getAddress(), binding.localAddress().getPort())) {
+            idle.setSoTimeout(10_000);
+            assertEquals(-1, idle.getInputStream().read(), "the server closed the idle connection");
+        }
+        await(binding.unbind());
+        Inet.SocketOption unknown = new Inet.SocketOption() { };
+        assertThrows(IllegalArgumentException.class, () -> tcp().bind("127.0.0.1", 0, 0, List.of(unknown), false,
+                Optional.empty()));
     }
 
     @Test
