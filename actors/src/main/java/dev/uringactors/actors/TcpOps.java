@@ -87,7 +87,7 @@ final class TcpOps {
 
     /**
      * Multishot recv from the ring's provided buffers: each chunk is copied into a {@code ByteString} for the
-     * handler and its buffer given straight back to the kernel.
+     * handler, and the buffer goes back to the kernel as soon as the kernel is done with it.
      */
     static final class MultishotRecv extends RingOp {
         private final int fd;
@@ -118,12 +118,8 @@ final class TcpOps {
         @Override
         boolean complete(int res, int flags, int ringFlags) {
             if (res > 0 && (flags & CqeFlags.F_BUFFER) != 0) {
-                int bid = CqeFlags.bufferId(flags);
-                byte[] bytes = new byte[res];
-                buffers.copy(bid, bytes, 0, res);
-                buffers.recycle(bid);
                 onData.run();
-                handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(bytes)));
+                handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(buffers.take(flags, res))));
             }
             if (CqeFlags.isFinal(flags)) {
                 connection.tell(new TcpConnection.RecvEnded(res));

@@ -9,13 +9,18 @@ import java.nio.ByteOrder;
  * A provided-buffer ring (IORING_REGISTER_PBUF_RING, 5.19): buffers the kernel picks from when a request sets
  * BUFFER_SELECT with this group, as multishot recv does. The kernel takes buffers at the head; the application
  * gives them back at the tail, published with a release store. A completion names the buffer by id in its
- * flags ({@link CqeFlags#bufferId}); read its data, then {@link #recycle} it.
+ * flags ({@link CqeFlags#bufferId}); {@link #take} copies its data out and gives the buffer back.
+ *
+ * <p>Where the kernel has it (6.12), the ring is incremental (IOU_PBUF_RING_INC): a buffer is consumed piece by
+ * piece, so many small receives share one buffer instead of each taking a whole one. A CQE with
+ * {@link CqeFlags#F_BUF_MORE} means the kernel keeps the buffer and the next piece follows this one in it.
  */
 public final class BufferRing implements AutoCloseable {
     private static final VarHandle U16 = MethodHandles.byteBufferViewVarHandle(short[].class,
             ByteOrder.LITTLE_ENDIAN);
     /** The tail overlays the reserved u16 of the first entry (struct io_uring_buf_ring). */
     private static final int TAIL_OFFSET = 14;
+    private static final int IOU_PBUF_RING_INC = 2;
 
     private final Ring ring;
     private final int group;
@@ -25,6 +30,9 @@ public final class BufferRing implements AutoCloseable {
     private final NativeBuffer buffers;
     private final ByteBuffer view;
     private final ByteBuffer data;
+    /** Per buffer, in incremental mode: how much of it the kernel has filled since it was given back. */
+    private final int[] consumed;
+    private boolean incremental;
     private int tail;
     private boolean closed;
 
@@ -33,6 +41,7 @@ public final class BufferRing implements AutoCloseable {
         this.group = group;
         this.entries = entries;
         this.bufferSize = bufferSize;
+        this.consumed = new int[entries];
         this.entriesMemory = NativeBuffer.allocateAligned(16L * entries, 4096);
         this.buffers = NativeBuffer.allocateAligned((long) entries * bufferSize, 4096);
         this.view = entriesMemory.asByteBuffer();
@@ -41,18 +50,23 @@ public final class BufferRing implements AutoCloseable {
 
     /**
      * Registers {@code entries} (a power of two, at most 32768) buffers of {@code bufferSize} bytes as group
-     * {@code group} of this ring, all of them given to the kernel.
+     * {@code group} of this ring, all of them given to the kernel; incremental where the kernel has it.
      */
     public static BufferRing register(Ring ring, int group, int entries, int bufferSize) {
+        return register(ring, group, entries, bufferSize, true);
+    }
+
+    /** As {@link #register(Ring, int, int, int)}; {@code incremental} false asks for whole-buffer use. */
+    public static BufferRing register(Ring ring, int group, int entries, int bufferSize, boolean incremental) {
         if (Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two up to 32768: " + entries);
         }
         BufferRing b = new BufferRing(ring, group, entries, bufferSize);
-        try (NativeBuffer reg = NativeBuffer.allocate(40)) {
-            reg.putLong(0, b.entriesMemory.address());
-            reg.putInt(8, entries);
-            reg.putInt(12, group); // bgid (u16), then flags (u16) = 0
-            ring.registerBufferRing(true, reg.address());
+        try {
+            b.incremental = incremental && b.registerWith(IOU_PBUF_RING_INC);
+            if (!b.incremental) {
+                b.registerWith(0);
+            }
         } catch (RuntimeException e) {
             b.free();
             throw e;
@@ -64,17 +78,51 @@ public final class BufferRing implements AutoCloseable {
         return b;
     }
 
+    /** Registers the ring; false when the kernel rejects the flags (incremental before 6.12: EINVAL). */
+    private boolean registerWith(int flags) {
+        try (NativeBuffer reg = NativeBuffer.allocate(40)) {
+            reg.putLong(0, entriesMemory.address());
+            reg.putInt(8, entries);
+            reg.putInt(12, group | (flags << 16)); // bgid (u16), then flags (u16)
+            ring.registerBufferRing(true, reg.address());
+            return true;
+        } catch (UringException e) {
+            if (flags != 0 && e.errno() == Errno.EINVAL) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     public int group() {
         return group;
     }
 
-    public int bufferSize() {
-        return bufferSize;
+    /** Whether the kernel consumes buffers piece by piece (IOU_PBUF_RING_INC). */
+    public boolean incremental() {
+        return incremental;
     }
 
-    /** Copies {@code length} bytes of buffer {@code bid} into {@code dst}. */
-    public void copy(int bid, byte[] dst, int from, int length) {
-        data.get(bid * bufferSize, dst, from, length);
+    /**
+     * The {@code res} bytes a CQE with these {@code flags} received, copied out; the buffer goes back to the
+     * kernel once it is done with it (at once, or in incremental mode when F_BUF_MORE is clear).
+     */
+    public byte[] take(int flags, int res) {
+        int bid = CqeFlags.bufferId(flags);
+        int offset = incremental ? consumed[bid] : 0;
+        byte[] bytes = new byte[res];
+        data.get(bid * bufferSize + offset, bytes, 0, res);
+        if (incremental && (flags & CqeFlags.F_BUF_MORE) != 0) {
+            consumed[bid] = offset + res;
+        } else {
+            consumed[bid] = 0;
+            recycle(bid);
+        }
+        return bytes;
+    }
+
+    public int bufferSize() {
+        return bufferSize;
     }
 
     /** The address of buffer {@code bid}. */

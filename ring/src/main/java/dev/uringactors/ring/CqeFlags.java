@@ -10,6 +10,8 @@ public final class CqeFlags {
     public static final int F_SOCK_NONEMPTY = 1 << 2;
     /** A zero-copy send's notification that the buffer may be reused. */
     public static final int F_NOTIF = 1 << 3;
+    /** Incremental buffer ring (6.12): the kernel keeps using this buffer; later data follows this one in it. */
+    public static final int F_BUF_MORE = 1 << 4;
     public static final int BUFFER_SHIFT = 16;
 
     private CqeFlags() {

@@ -19,6 +19,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @ExtendWith(RequiresIoUring.class)
 class SocketOpsTest {
@@ -74,10 +75,7 @@ class SocketOpsTest {
             Reaped.Cqe received = r.byUserData(4);
             assertEquals(11, received.res());
             assertTrue((received.flags() & CqeFlags.F_BUFFER) != 0 && (received.flags() & CqeFlags.F_MORE) != 0);
-            byte[] data = new byte[11];
-            buffers.copy(CqeFlags.bufferId(received.flags()), data, 0, 11);
-            assertEquals("hello, ring", new String(data, StandardCharsets.UTF_8));
-            buffers.recycle(CqeFlags.bufferId(received.flags()));
+            assertEquals("hello, ring", new String(buffers.take(received.flags(), 11), StandardCharsets.UTF_8));
 
             ring.nextSqe().prepSend(server, buffers.address(CqeFlags.bufferId(received.flags())), 0,
                     OpFlags.MSG_NOSIGNAL).userData(6); // a zero-length send is fine
@@ -142,12 +140,11 @@ class SocketOpsTest {
     @Test
     void multishotRecvEndsWithEnobufsWhenBuffersRunOutAndResumesAfterRecycling() throws Exception {
         try (Socket client = new Socket(bound.getAddress(), bound.getPort());
-             BufferRing buffers = BufferRing.register(ring, 3, 2, 16)) {
+             BufferRing buffers = BufferRing.register(ring, 3, 2, 16, false)) { // whole buffers: 2 receives
             int server = acceptOne();
             OutputStream out = client.getOutputStream();
             ring.nextSqe().prepRecvMultishot(server, 3, 0).userData(2);
             ring.submit();
-            List<Integer> bids = new ArrayList<>();
             Reaped r = new Reaped();
             for (int i = 0; i < 3; i++) {
                 out.write(new byte[] {(byte) i});
@@ -157,14 +154,11 @@ class SocketOpsTest {
             Reaped.Cqe last = r.cqes.get(2);
             assertEquals(-Errno.ENOBUFS, last.res(), r.cqes.toString());
             assertTrue(CqeFlags.isFinal(last.flags()));
-            r.cqes.subList(0, 2).forEach(c -> bids.add(CqeFlags.bufferId(c.flags())));
-            bids.forEach(buffers::recycle);
+            r.cqes.subList(0, 2).forEach(c -> buffers.take(c.flags(), c.res()));
             ring.nextSqe().prepRecvMultishot(server, 3, 0).userData(3);
             Reaped.Cqe resumed = r.awaitMore(ring, 1).byUserData(3);
             assertEquals(1, resumed.res(), "the byte that found no buffer is still there");
-            byte[] b = new byte[1];
-            buffers.copy(CqeFlags.bufferId(resumed.flags()), b, 0, 1);
-            assertEquals(2, b[0]);
+            assertEquals(2, buffers.take(resumed.flags(), 1)[0]);
             // Closing the fd would not end the multishot recv (it holds the file): cancel it first.
             ring.nextSqe().prepCancel(3, 0).userData(4);
             r.awaitMore(ring, 2);
@@ -172,6 +166,30 @@ class SocketOpsTest {
                     .toString());
             ring.nextSqe().prepClose(server).userData(5);
             r.awaitMore(ring, 1);
+        }
+    }
+
+    @Test
+    void incrementalBufferRingSharesOneBufferAcrossSmallReceives() throws Exception {
+        try (Socket client = new Socket(bound.getAddress(), bound.getPort());
+             BufferRing buffers = BufferRing.register(ring, 4, 1, 64)) {
+            assumeTrue(buffers.incremental(), "incremental buffer rings need kernel 6.12");
+            int server = acceptOne();
+            ring.nextSqe().prepRecvMultishot(server, 4, 0).userData(2);
+            ring.submit();
+            Reaped r = new Reaped();
+            StringBuilder received = new StringBuilder();
+            for (String piece : List.of("one;", "two;", "three;")) {
+                client.getOutputStream().write(piece.getBytes(StandardCharsets.US_ASCII));
+                Reaped.Cqe c = r.awaitMore(ring, 1).cqes.get(r.cqes.size() - 1);
+                assertEquals(0, CqeFlags.bufferId(c.flags()), "the only buffer, shared");
+                assertTrue((c.flags() & CqeFlags.F_BUF_MORE) != 0, "the kernel keeps filling it: " + c);
+                received.append(new String(buffers.take(c.flags(), c.res()), StandardCharsets.US_ASCII));
+            }
+            assertEquals("one;two;three;", received.toString());
+            ring.nextSqe().prepCancel(2, 0).userData(3);
+            r.awaitMore(ring, 2);
+            Sockets.close(server);
         }
     }
 
