@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * Native I/O buffers of one ring, reused instead of allocated, zeroed and freed per request. Sizes are powers
- * of two from 4 KiB, every buffer 4096-aligned so that O_DIRECT can use any of them. Only the ring's thread uses
- * it. A buffer comes back only after its request's final completion, when the kernel is done with it.
+ * of two from 4 KiB, every buffer 4096-aligned so that O_DIRECT can use any of them; larger buffers than the
+ * largest class (a big socket write) are allocated and freed each time. Only the ring's thread uses it. A buffer
+ * comes back only after its request's final completion, when the kernel is done with it.
  */
 final class BufferPool {
     private static final int MIN_SHIFT = 12;
@@ -35,13 +36,17 @@ final class BufferPool {
     /** A buffer of at least {@code length} bytes; its contents are whatever was there before. */
     NativeBuffer acquire(int length) {
         int c = classOf(length);
+        if (c >= free.size()) {
+            return NativeBuffer.allocateAligned(Math.max(length, 1), ALIGNMENT);
+        }
         NativeBuffer b = free.get(c).poll();
         return b != null ? b : NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT);
     }
 
     void release(NativeBuffer buffer) {
-        ArrayDeque<NativeBuffer> list = free.get(classOf((int) buffer.size()));
-        if (list.size() < MAX_KEPT && (list.size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
+        int c = classOf((int) buffer.size());
+        ArrayDeque<NativeBuffer> list = c < free.size() ? free.get(c) : null;
+        if (list != null && list.size() < MAX_KEPT && (list.size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
             list.push(buffer);
         } else {
             buffer.close();

@@ -95,7 +95,11 @@ final class RingIssuer implements CompletionHandler {
     }
 
     private void armWake() {
-        Sqe sqe = nextSqe();
+        Sqe sqe = ring.nextSqe();
+        if (sqe == null) { // a full SQ: submit what is in it to make room
+            ring.submit();
+            sqe = ring.nextSqe();
+        }
         sqe.prepRead(wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
     }
 
@@ -125,6 +129,7 @@ final class RingIssuer implements CompletionHandler {
     void issue(RingOp op) {
         if (closed) {
             op.fail(new IllegalStateException("the ring is shut down"));
+            op.release(); // it never reached the kernel
             return;
         }
         op.userData = slots.put(op);
@@ -152,15 +157,6 @@ final class RingIssuer implements CompletionHandler {
             op.release();
         }
         return true;
-    }
-
-    private Sqe nextSqe() {
-        Sqe sqe = ring.nextSqe();
-        if (sqe == null) {
-            ring.submit();
-            sqe = ring.nextSqe();
-        }
-        return sqe;
     }
 
     /** Moves queued ops into the SQ while it has room. */

@@ -11,6 +11,7 @@ import dev.uringactors.ring.Sockets;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -111,6 +112,7 @@ final class TcpListener {
                 .onMessage(ResumeAccepting.class, this::resume)
                 .onMessage(Unbind.class, this::unbind)
                 .onSignal(Terminated.class, t -> stopWhenDone())
+                .onSignal(PostStop.class, s -> closeIfStoppedBound())
                 .build();
     }
 
@@ -190,6 +192,20 @@ final class TcpListener {
         unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
         unbound = true;
         return stopWhenDone();
+    }
+
+    /** Stopped without an unbind (the actor system shutting down): close the socket all the same. */
+    private Behavior<ListenerCommand> closeIfStoppedBound() {
+        if (!unbound) {
+            if (accept != null) {
+                accept.cancel(); // the ring's shutdown cancels the accept; fds it still brings are closed
+            }
+            held.forEach(Sockets::close);
+            if (ownsFd) {
+                Sockets.close(listenFd);
+            }
+        }
+        return Behaviors.same();
     }
 
     /** After unbinding, the listener goes once its last connection has closed (they are its children). */

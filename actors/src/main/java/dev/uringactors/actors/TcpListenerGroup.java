@@ -7,6 +7,7 @@ import dev.uringactors.actors.TcpProtocol.Unbind;
 import dev.uringactors.ring.Sockets;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 import java.util.List;
@@ -30,6 +31,7 @@ final class TcpListenerGroup {
             ActorRef<Event> unbound = ctx.messageAdapter(Event.class, e -> RingUnbound.INSTANCE);
             int[] waiting = {0};
             ActorRef<?>[] replyTo = {null};
+            boolean[] socketClosed = {sharedFd < 0};
             return Behaviors.receive(ListenerCommand.class)
                     .onMessage(ResumeAccepting.class, r -> {
                         listeners.forEach(l -> l.tell(r));
@@ -47,13 +49,21 @@ final class TcpListenerGroup {
                         if (--waiting[0] > 0) {
                             return Behaviors.same();
                         }
-                        if (sharedFd >= 0) {
+                        if (!socketClosed[0]) {
+                            socketClosed[0] = true;
                             Sockets.close(sharedFd);
                         }
                         @SuppressWarnings("unchecked")
                         ActorRef<Event> requester = (ActorRef<Event>) replyTo[0];
                         requester.tell(TcpProtocol.Unbound.INSTANCE);
                         return Behaviors.stopped();
+                    })
+                    .onSignal(PostStop.class, s -> { // stopped without an unbind: the system shutting down
+                        if (!socketClosed[0]) {
+                            socketClosed[0] = true;
+                            Sockets.close(sharedFd);
+                        }
+                        return Behaviors.same();
                     })
                     .build();
         });

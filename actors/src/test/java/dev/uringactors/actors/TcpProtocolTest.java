@@ -252,6 +252,17 @@ class TcpProtocolTest {
     }
 
     @Test
+    void stoppingTheSystemWithoutUnbindingFreesThePort() throws Exception {
+        ActorTestKit other = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
+                .withFallback(ConfigFactory.load()));
+        TestProbe<Event> handler = other.createTestProbe(Event.class);
+        UringTcp.get(other.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+        Bound bound = handler.expectMessageClass(Bound.class);
+        other.shutdownTestKit();
+        assertThrows(ConnectException.class, () -> connect(bound).close(), "nothing listens any more");
+    }
+
+    @Test
     void idleConnectionsAreClosed() throws Exception {
         ActorTestKit idle = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, tcp.idle-timeout = 300ms }").withFallback(ConfigFactory.load()));
