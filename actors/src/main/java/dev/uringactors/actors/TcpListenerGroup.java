@@ -22,50 +22,58 @@ final class TcpListenerGroup {
 
     enum RingUnbound implements Internal { INSTANCE }
 
-    private TcpListenerGroup() {
+    private final List<ActorRef<ListenerCommand>> listeners;
+    private final ActorRef<Event> ringUnbound;
+    /** The one listening socket all rings accept on, or -1 when each ring's listener owns its own. */
+    private int sharedFd;
+    private ActorRef<Event> unbindReplyTo;
+    private int ringsStillBound;
+
+    private TcpListenerGroup(List<ActorRef<ListenerCommand>> listeners, ActorRef<Event> ringUnbound, int sharedFd) {
+        this.listeners = listeners;
+        this.ringUnbound = ringUnbound;
+        this.sharedFd = sharedFd;
     }
 
-    /** {@code sharedFd} is the one listening socket all rings accept on, or -1 when each owns its own. */
     static Behavior<ListenerCommand> create(List<ActorRef<ListenerCommand>> listeners, int sharedFd) {
-        return Behaviors.setup(ctx -> {
-            ActorRef<Event> unbound = ctx.messageAdapter(Event.class, e -> RingUnbound.INSTANCE);
-            int[] waiting = {0};
-            ActorRef<?>[] replyTo = {null};
-            boolean[] socketClosed = {sharedFd < 0};
-            return Behaviors.receive(ListenerCommand.class)
-                    .onMessage(ResumeAccepting.class, r -> {
-                        listeners.forEach(l -> l.tell(r));
-                        return Behaviors.same();
-                    })
-                    .onMessage(Unbind.class, u -> {
-                        if (replyTo[0] == null) {
-                            replyTo[0] = u.replyTo();
-                            waiting[0] = listeners.size();
-                            listeners.forEach(l -> l.tell(new Unbind(unbound)));
-                        }
-                        return Behaviors.same();
-                    })
-                    .onMessage(RingUnbound.class, r -> {
-                        if (--waiting[0] > 0) {
-                            return Behaviors.same();
-                        }
-                        if (!socketClosed[0]) {
-                            socketClosed[0] = true;
-                            Sockets.close(sharedFd);
-                        }
-                        @SuppressWarnings("unchecked")
-                        ActorRef<Event> requester = (ActorRef<Event>) replyTo[0];
-                        requester.tell(TcpProtocol.Unbound.INSTANCE);
-                        return Behaviors.stopped();
-                    })
-                    .onSignal(PostStop.class, s -> { // stopped without an unbind: the system shutting down
-                        if (!socketClosed[0]) {
-                            socketClosed[0] = true;
-                            Sockets.close(sharedFd);
-                        }
-                        return Behaviors.same();
-                    })
-                    .build();
-        });
+        return Behaviors.setup(ctx -> new TcpListenerGroup(listeners,
+                ctx.messageAdapter(Event.class, e -> RingUnbound.INSTANCE), sharedFd).behavior());
+    }
+
+    private Behavior<ListenerCommand> behavior() {
+        return Behaviors.receive(ListenerCommand.class)
+                .onMessage(ResumeAccepting.class, r -> {
+                    listeners.forEach(l -> l.tell(r));
+                    return Behaviors.same();
+                })
+                .onMessage(Unbind.class, this::unbind)
+                .onMessage(RingUnbound.class, r -> --ringsStillBound > 0 ? Behaviors.same() : unbound())
+                .onSignal(PostStop.class, s -> { // stopped without an unbind: the system shutting down
+                    closeSharedSocket();
+                    return Behaviors.same();
+                })
+                .build();
+    }
+
+    private Behavior<ListenerCommand> unbind(Unbind u) {
+        if (unbindReplyTo == null) {
+            unbindReplyTo = u.replyTo();
+            ringsStillBound = listeners.size();
+            listeners.forEach(l -> l.tell(new Unbind(ringUnbound)));
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<ListenerCommand> unbound() {
+        closeSharedSocket();
+        unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
+        return Behaviors.stopped();
+    }
+
+    private void closeSharedSocket() {
+        if (sharedFd >= 0) {
+            Sockets.close(sharedFd);
+            sharedFd = -1;
+        }
     }
 }

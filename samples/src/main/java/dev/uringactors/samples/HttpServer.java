@@ -60,49 +60,66 @@ final class HttpServer {
         return Behaviors.setup(ctx -> {
             // Keep the connection open when the peer shuts down its side: the last responses still go out.
             connection.tell(new Register(ctx.getSelf(), true));
-            HttpRequestParser parser = new HttpRequestParser();
-            AckedWriter writer = new AckedWriter(connection);
-            boolean[] closing = {false};
+            return new Connection(connection).behavior();
+        });
+    }
+
+    /** One connection: parses what arrives, answers every complete request, closes when a request asks to. */
+    private static final class Connection {
+        private final ActorRef<ConnectionCommand> connection;
+        private final HttpRequestParser parser = new HttpRequestParser();
+        private final AckedWriter writer;
+        private boolean closing;
+        private boolean closeSent;
+
+        Connection(ActorRef<ConnectionCommand> connection) {
+            this.connection = connection;
+            this.writer = new AckedWriter(connection);
+        }
+
+        Behavior<Event> behavior() {
             return Behaviors.receive(Event.class)
-                    .onMessage(Received.class, r -> {
-                        if (closing[0]) {
-                            return Behaviors.same();
-                        }
-                        parser.append(r.data().toArrayUnsafe());
-                        ByteStringBuilder out = new ByteStringBuilder();
-                        HttpRequestParser.Request request;
-                        while (!closing[0] && (request = parser.next()) != null) {
-                            out.append(answer(request));
-                            closing[0] = !request.keepAlive();
-                        }
-                        if (out.length() > 0) {
-                            writer.write(out.result());
-                        }
-                        if (closing[0] && writer.drained()) {
-                            connection.tell(CloseCommand.CLOSE); // sends what is queued first
-                        }
-                        return Behaviors.same();
-                    })
+                    .onMessage(Received.class, this::received)
                     .onMessage(Ack.class, a -> {
                         writer.acknowledged(a);
-                        if (closing[0] && writer.drained()) {
-                            connection.tell(CloseCommand.CLOSE);
-                        }
-                        return Behaviors.same();
+                        return closeWhenDrained();
                     })
                     .onMessage(CommandFailed.class, f -> {
                         connection.tell(CloseCommand.ABORT);
                         return Behaviors.same();
                     })
                     .onMessage(PeerClosed.class, p -> {
-                        closing[0] = true;
-                        if (writer.drained()) {
-                            connection.tell(CloseCommand.CLOSE);
-                        }
-                        return Behaviors.same();
+                        closing = true;
+                        return closeWhenDrained();
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
                     .build();
-        });
+        }
+
+        private Behavior<Event> received(Received r) {
+            if (closing) {
+                return Behaviors.same();
+            }
+            parser.append(r.data().toArrayUnsafe());
+            ByteStringBuilder out = new ByteStringBuilder();
+            HttpRequestParser.Request request;
+            while (!closing && (request = parser.next()) != null) {
+                out.append(answer(request));
+                closing = !request.keepAlive();
+            }
+            if (out.length() > 0) {
+                writer.write(out.result());
+            }
+            return closeWhenDrained();
+        }
+
+        /** Closing, and every response handed to the connection (which sends what it holds before it closes). */
+        private Behavior<Event> closeWhenDrained() {
+            if (closing && writer.drained() && !closeSent) {
+                closeSent = true;
+                connection.tell(CloseCommand.CLOSE);
+            }
+            return Behaviors.same();
+        }
     }
 }
