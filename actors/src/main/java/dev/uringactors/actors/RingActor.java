@@ -23,25 +23,50 @@ import java.time.Duration;
  * The single issuer of one ring, running on that ring's loop thread: it turns requests into ring ops and the
  * issuer answers each when its completion arrives. When the ring fails, supervision restarts the actor; before
  * the restart every request in flight is answered with a {@link RingFailedException}, the ring is drained and
- * closed, and a new ring takes its place.
+ * closed, and a new ring takes its place. After more than {@code maxRestarts} failures within {@code within}
+ * the ring stays closed, and the actor answers every request at once with a failure, so that no ask waits
+ * for a ring that is gone.
  */
 final class RingActor {
     private final RingLoop loop;
     private final RingIssuer issuer;
     private final Duration drainTimeout;
+    private final RestartBudget restarts;
     private Throwable lastFault;
 
-    private RingActor(RingLoop loop, ActorRef<Command> self, Duration drainTimeout) {
+    private RingActor(RingLoop loop, ActorRef<Command> self, Duration drainTimeout, RestartBudget restarts) {
         this.loop = loop;
         this.issuer = loop.issuer();
         this.drainTimeout = drainTimeout;
+        this.restarts = restarts;
         issuer.onFault(cause -> self.tell(new RingFault(cause)));
     }
 
     static Behavior<Command> create(RingLoop loop, Duration drainTimeout, int maxRestarts, Duration within) {
-        return Behaviors.supervise(Behaviors.<Command>setup(
-                        ctx -> new RingActor(loop, ctx.getSelf(), drainTimeout).behavior()))
-                .onFailure(SupervisorStrategy.restart().withLimit(maxRestarts, within));
+        RestartBudget restarts = new RestartBudget(maxRestarts, within);
+        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> restarts.exhausted()
+                        ? gaveUp(loop, restarts)
+                        : new RingActor(loop, ctx.getSelf(), drainTimeout, restarts).behavior()))
+                .onFailure(SupervisorStrategy.restart());
+    }
+
+    /** The ring failed too often and stays closed: every request is answered with a failure at once. */
+    private static Behavior<Command> gaveUp(RingLoop loop, RestartBudget restarts) {
+        RingFailedException gone = new RingFailedException(loop.index(), new IllegalStateException(
+                "it failed more than " + restarts + " and stays closed"));
+        return Behaviors.receive(Command.class)
+                .onMessage(Nop.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Open.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Read.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Write.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Stat.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Close.class, m -> reject(m.replyTo(), gone))
+                .onMessage(GetStats.class, m -> {
+                    m.replyTo().tell(loop.stats());
+                    return Behaviors.same();
+                })
+                .build();
     }
 
     private Behavior<Command> behavior() {
@@ -62,7 +87,12 @@ final class RingActor {
                     throw new RingFailedException(loop.index(), m.cause());
                 })
                 .onSignal(PreRestart.class, s -> {
-                    issuer.restart(new RingFailedException(loop.index(), lastFault), drainTimeout);
+                    RingFailedException failure = new RingFailedException(loop.index(), lastFault);
+                    if (restarts.spend()) {
+                        issuer.restart(failure, drainTimeout);
+                    } else {
+                        issuer.close(failure, drainTimeout); // the next incarnation answers with failures
+                    }
                     return Behaviors.same();
                 })
                 .build();

@@ -262,9 +262,14 @@ final class RingIssuer implements CompletionHandler {
 
     /** Answers everything with a failure, cancels and drains what is in flight, closes the ring. */
     void close(Duration drainTimeout) {
+        close(new IllegalStateException("the ring is shut down"), drainTimeout);
+    }
+
+    /** As {@link #close(Duration)}, answering what was in flight with {@code cause}. */
+    void close(Throwable cause, Duration drainTimeout) {
         if (!closed) {
             closed = true;
-            failAndClose(new IllegalStateException("the ring is shut down"), drainTimeout);
+            failAndClose(cause, drainTimeout);
             buffers.close(); // only buffers back in the pool: those of undrained requests stay with the kernel
         }
     }

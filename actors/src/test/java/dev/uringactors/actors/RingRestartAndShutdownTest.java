@@ -84,6 +84,29 @@ class RingRestartAndShutdownTest {
     }
 
     @Test
+    void aRingThatFailsTooOftenStaysClosedAndAnswersAtOnce() {
+        ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension u = UringExtension.get(strict.system());
+            TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
+            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("first")));
+            u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
+            assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "restarted once: still serving");
+
+            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("second")));
+            long before = System.nanoTime();
+            u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
+            StatusReply<Done> refused = nop.receiveMessage(Duration.ofSeconds(5));
+            assertTrue(System.nanoTime() - before < 3_000_000_000L, "answered, not left to time out");
+            RingFailedException e = assertInstanceOf(RingFailedException.class, refused.getError());
+            assertTrue(e.getMessage().contains("stays closed"), e.getMessage());
+        } finally {
+            strict.shutdownTestKit();
+        }
+    }
+
+    @Test
     void shutdownAnswersReadsInFlightThenEveryLaterRequest() throws Exception {
         TestProbe<StatusReply<ByteString>> probe = readsInFlight(20);
         uring.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
