@@ -42,20 +42,38 @@ final class RingOps {
         }
     }
 
-    static final class Open extends ReplyOp<FileHandle> {
-        private final Path path;
+    /** An op that hands the kernel a path: its NUL-terminated copy lives until the final completion. */
+    abstract static class PathOp<T> extends ReplyOp<T> {
+        final Path path;
+        final NativeBuffer pathString;
+
+        PathOp(Path path, ActorRef<StatusReply<T>> replyTo) {
+            super(replyTo);
+            this.path = path;
+            this.pathString = NativeBuffer.ofString(path.toString());
+        }
+
+        @Override
+        String target() {
+            return path.toString();
+        }
+
+        @Override
+        void release() {
+            pathString.close();
+        }
+    }
+
+    static final class Open extends PathOp<FileHandle> {
         private final int flags;
         private final int ring;
         private final boolean polled;
-        private final NativeBuffer pathString;
 
         Open(Path path, int flags, boolean polled, int ring, ActorRef<StatusReply<FileHandle>> replyTo) {
-            super(replyTo);
-            this.path = path;
+            super(path, replyTo);
             this.flags = flags;
             this.polled = polled;
             this.ring = ring;
-            this.pathString = NativeBuffer.ofString(path.toString());
         }
 
         @Override
@@ -71,16 +89,6 @@ final class RingOps {
         @Override
         FileHandle result(int fd) {
             return new FileHandle(fd, path, (flags & OpFlags.O_DIRECT) != 0, polled, ring);
-        }
-
-        @Override
-        String target() {
-            return path.toString();
-        }
-
-        @Override
-        void release() {
-            pathString.close();
         }
     }
 
@@ -204,15 +212,11 @@ final class RingOps {
         }
     }
 
-    static final class Stat extends ReplyOp<FileStat> {
-        private final Path path;
-        private final NativeBuffer pathString;
+    static final class Stat extends PathOp<FileStat> {
         private final NativeBuffer statx = NativeBuffer.allocate(256);
 
         Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
-            super(replyTo);
-            this.path = path;
-            this.pathString = NativeBuffer.ofString(path.toString());
+            super(path, replyTo);
         }
 
         @Override
@@ -233,13 +237,8 @@ final class RingOps {
         }
 
         @Override
-        String target() {
-            return path.toString();
-        }
-
-        @Override
         void release() {
-            pathString.close();
+            super.release();
             statx.close();
         }
     }
