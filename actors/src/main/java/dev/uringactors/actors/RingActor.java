@@ -10,6 +10,9 @@ import dev.uringactors.actors.RingProtocol.Read;
 import dev.uringactors.actors.RingProtocol.RingFault;
 import dev.uringactors.actors.RingProtocol.Stat;
 import dev.uringactors.actors.RingProtocol.Write;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sqe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PreRestart;
@@ -71,13 +74,15 @@ final class RingActor {
 
     private Behavior<Command> behavior() {
         return Behaviors.receive(Command.class)
-                .onMessage(Nop.class, m -> issue(new RingOps.Nop(m.replyTo())))
+                .onMessage(Nop.class, m -> issue(new RingOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
                 .onMessage(Open.class, this::open)
                 .onMessage(Read.class, this::read)
                 .onMessage(Write.class, this::write)
-                .onMessage(Fsync.class, m -> issue(new RingOps.Fsync(m.file(), m.dataOnly(), m.replyTo())))
+                .onMessage(Fsync.class, m -> issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
+                        sqe -> sqe.prepFsync(m.file().fd(), m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0), m.replyTo())))
                 .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), m.replyTo())))
-                .onMessage(Close.class, m -> issue(new RingOps.Close(m.file(), m.replyTo())))
+                .onMessage(Close.class, m -> issue(new RingOps.DoneOp(Opcode.CLOSE, m.file().path().toString(),
+                        sqe -> sqe.prepClose(m.file().fd()), m.replyTo())))
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
                     return Behaviors.same();

@@ -9,6 +9,12 @@ import dev.uringactors.ring.Sqe;
  * the kernel may still write into it. Every method runs on the ring's thread.
  */
 abstract class RingOp {
+    /** Fills an SQE for one op: the part that differs between otherwise identical small ops. */
+    @FunctionalInterface
+    interface Prep {
+        void prepare(Sqe sqe);
+    }
+
     /** The slot the issuer keeps this op in while it is queued or in flight. */
     long userData;
 

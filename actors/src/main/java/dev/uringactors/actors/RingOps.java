@@ -21,24 +21,38 @@ final class RingOps {
     private RingOps() {
     }
 
-    static final class Nop extends ReplyOp<Done> {
-        Nop(ActorRef<StatusReply<Done>> replyTo) {
+    /** An op whose answer is only that it succeeded: NOP, FSYNC, CLOSE. */
+    static final class DoneOp extends ReplyOp<Done> {
+        private final Opcode opcode;
+        private final String target;
+        private final Prep prep;
+
+        /** {@code target} names what the op works on in error messages, or is null. */
+        DoneOp(Opcode opcode, String target, Prep prep, ActorRef<StatusReply<Done>> replyTo) {
             super(replyTo);
+            this.opcode = opcode;
+            this.target = target;
+            this.prep = prep;
         }
 
         @Override
         Opcode opcode() {
-            return Opcode.NOP;
+            return opcode;
         }
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepNop();
+            prep.prepare(sqe);
         }
 
         @Override
         Done result(int res) {
             return Done.getInstance();
+        }
+
+        @Override
+        String target() {
+            return target;
         }
     }
 
@@ -181,37 +195,6 @@ final class RingOps {
         }
     }
 
-    static final class Fsync extends ReplyOp<Done> {
-        private final FileHandle file;
-        private final boolean dataOnly;
-
-        Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) {
-            super(replyTo);
-            this.file = file;
-            this.dataOnly = dataOnly;
-        }
-
-        @Override
-        Opcode opcode() {
-            return Opcode.FSYNC;
-        }
-
-        @Override
-        void prepare(Sqe sqe) {
-            sqe.prepFsync(file.fd(), dataOnly ? OpFlags.FSYNC_DATASYNC : 0);
-        }
-
-        @Override
-        Done result(int res) {
-            return Done.getInstance();
-        }
-
-        @Override
-        String target() {
-            return file.path().toString();
-        }
-    }
-
     static final class Stat extends PathOp<FileStat> {
         private final NativeBuffer statx = NativeBuffer.allocate(256);
 
@@ -240,35 +223,6 @@ final class RingOps {
         void release() {
             super.release();
             statx.close();
-        }
-    }
-
-    static final class Close extends ReplyOp<Done> {
-        private final FileHandle file;
-
-        Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
-            super(replyTo);
-            this.file = file;
-        }
-
-        @Override
-        Opcode opcode() {
-            return Opcode.CLOSE;
-        }
-
-        @Override
-        void prepare(Sqe sqe) {
-            sqe.prepClose(file.fd());
-        }
-
-        @Override
-        Done result(int res) {
-            return Done.getInstance();
-        }
-
-        @Override
-        String target() {
-            return file.path().toString();
         }
     }
 }

@@ -212,10 +212,6 @@ final class TcpOps {
 
     /** An op whose only answer is its result, handed to a callback that tells the owning actor. */
     static final class Simple extends RingOp {
-        interface Prep {
-            void prepare(Sqe sqe);
-        }
-
         private final Opcode opcode;
         private final Prep prep;
         private final IntConsumer onResult;
