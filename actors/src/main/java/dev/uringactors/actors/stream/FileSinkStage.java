@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -155,7 +154,7 @@ final class FileSinkStage
         }
 
         private void fail(Throwable e) {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = UringFileIO.cause(e);
             if (file != null && !closing) {
                 closing = true;
                 files.close(file);

@@ -120,8 +120,7 @@ final class FileSourceStage
         }
 
         private void fail(Throwable e) {
-            failure = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                    ? e.getCause() : e;
+            failure = UringFileIO.cause(e);
             result.completeExceptionally(new IOOperationIncompleteException(emitted, failure));
             failStage(failure);
         }

@@ -9,6 +9,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -24,6 +25,11 @@ public final class UringFileIO {
     static final int IN_FLIGHT = 4;
 
     private UringFileIO() {
+    }
+
+    /** The failure a stage reports: the cause inside the CompletionException that async stages wrap it in. */
+    static Throwable cause(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     public static Source<ByteString, CompletionStage<IOResult>> fromPath(Path path) {
