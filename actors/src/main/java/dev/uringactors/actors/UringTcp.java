@@ -44,11 +44,9 @@ import java.util.concurrent.CompletionStage;
  */
 public final class UringTcp implements Extension {
     private final ActorRef<ManagerCommand> manager;
-    private final UringExtension uring;
 
     private UringTcp(ActorSystem<?> system) {
-        this.uring = UringExtension.get(system);
-        this.manager = system.systemActorOf(manager(uring), "uring-tcp",
+        this.manager = system.systemActorOf(manager(UringExtension.get(system)), "uring-tcp",
                 org.apache.pekko.actor.typed.Props.empty());
     }
 
