@@ -64,7 +64,10 @@ final class RingActor {
                 .onMessage(Write.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Stat.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Close.class, m -> reject(m.replyTo(), gone))
+                .onMessage(Close.class, m -> { // the fd is closed all the same
+                    new RingOps.CloseFile(m.file(), m.replyTo()).refuse(gone);
+                    return Behaviors.same();
+                })
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
                     return Behaviors.same();
@@ -81,8 +84,7 @@ final class RingActor {
                 .onMessage(Fsync.class, m -> issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
                         sqe -> sqe.prepFsync(m.file().fd(), m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0), m.replyTo())))
                 .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), m.replyTo())))
-                .onMessage(Close.class, m -> issue(new RingOps.DoneOp(Opcode.CLOSE, m.file().path().toString(),
-                        sqe -> sqe.prepClose(m.file().fd()), m.replyTo())))
+                .onMessage(Close.class, m -> issue(new RingOps.CloseFile(m.file(), m.replyTo())))
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
                     return Behaviors.same();
@@ -110,14 +112,15 @@ final class RingActor {
 
     private Behavior<Command> open(Open m) {
         int flags;
+        boolean direct = m.options().contains(UringOpenOption.DIRECT);
         boolean polled;
         try {
             flags = UringOpenOption.toFlags(m.options());
-            polled = m.options().contains(UringOpenOption.DIRECT) && loop.directFiles().polled(m.path());
+            polled = direct && loop.directFiles().polled(m.path());
         } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
             return reject(m.replyTo(), e);
         }
-        return issue(new RingOps.Open(m.path(), flags, polled && issuer.hasPolledRing(), loop.index(),
+        return issue(new RingOps.Open(m.path(), flags, direct, polled && issuer.hasPolledRing(), loop.index(),
                 m.replyTo()));
     }
 

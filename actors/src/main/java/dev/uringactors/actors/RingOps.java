@@ -3,6 +3,7 @@ package dev.uringactors.actors;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -21,7 +22,7 @@ final class RingOps {
     private RingOps() {
     }
 
-    /** An op whose answer is only that it succeeded: NOP, FSYNC, CLOSE. */
+    /** An op whose answer is only that it succeeded: NOP, FSYNC. */
     static final class DoneOp extends ReplyOp<Done> {
         private final Opcode opcode;
         private final String target;
@@ -56,6 +57,41 @@ final class RingOps {
         }
     }
 
+    /** CLOSE of a file; where the ring can no longer take it, close(2) runs directly: no fd outlives its handle. */
+    static final class CloseFile extends ReplyOp<Done> {
+        private final FileHandle file;
+
+        CloseFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
+            super(replyTo);
+            this.file = file;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.CLOSE;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepClose(file.fd());
+        }
+
+        @Override
+        Done result(int res) {
+            return Done.getInstance();
+        }
+
+        @Override
+        String target() {
+            return file.path().toString();
+        }
+
+        @Override
+        void refuse(Throwable cause) {
+            complete(Sockets.close(file.fd()), 0, 0);
+        }
+    }
+
     /** An op that hands the kernel a path: its NUL-terminated copy lives until the final completion. */
     abstract static class PathOp<T> extends ReplyOp<T> {
         final Path path;
@@ -81,11 +117,14 @@ final class RingOps {
     static final class Open extends PathOp<FileHandle> {
         private final int flags;
         private final int ring;
+        private final boolean direct;
         private final boolean polled;
 
-        Open(Path path, int flags, boolean polled, int ring, ActorRef<StatusReply<FileHandle>> replyTo) {
+        Open(Path path, int flags, boolean direct, boolean polled, int ring,
+             ActorRef<StatusReply<FileHandle>> replyTo) {
             super(path, replyTo);
             this.flags = flags;
+            this.direct = direct;
             this.polled = polled;
             this.ring = ring;
         }
@@ -102,7 +141,7 @@ final class RingOps {
 
         @Override
         FileHandle result(int fd) {
-            return new FileHandle(fd, path, (flags & OpFlags.O_DIRECT) != 0, polled, ring);
+            return new FileHandle(fd, path, direct, polled, ring);
         }
     }
 

@@ -11,11 +11,6 @@ public enum UringOpenOption implements OpenOption {
     /** O_DIRECT: bypass the page cache; offsets, lengths and buffers must be block-aligned. */
     DIRECT;
 
-    private static final int O_EXCL = 0x80;
-    private static final int O_NOFOLLOW = 0x20000;
-    private static final int O_DSYNC = 0x1000;
-    private static final int O_SYNC = 0x101000;
-
     /** The open(2) flags; READ is assumed when neither READ nor WRITE nor APPEND is given. */
     static int toFlags(Set<? extends OpenOption> options) {
         boolean write = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
@@ -30,17 +25,17 @@ public enum UringOpenOption implements OpenOption {
             } else if (o == StandardOpenOption.CREATE) {
                 flags |= OpFlags.O_CREAT;
             } else if (o == StandardOpenOption.CREATE_NEW) {
-                flags |= OpFlags.O_CREAT | O_EXCL;
+                flags |= OpFlags.O_CREAT | OpFlags.O_EXCL;
             } else if (o == StandardOpenOption.TRUNCATE_EXISTING) {
                 flags |= write ? OpFlags.O_TRUNC : 0;
             } else if (o == StandardOpenOption.DSYNC) {
-                flags |= O_DSYNC;
+                flags |= OpFlags.O_DSYNC;
             } else if (o == StandardOpenOption.SYNC) {
-                flags |= O_SYNC;
+                flags |= OpFlags.O_SYNC;
             } else if (o == java.nio.file.LinkOption.NOFOLLOW_LINKS) {
-                flags |= O_NOFOLLOW;
+                flags |= OpFlags.oNoFollow();
             } else if (o == DIRECT) {
-                flags |= OpFlags.O_DIRECT;
+                flags |= OpFlags.oDirect();
             } else {
                 throw new IllegalArgumentException("open option " + o + " is not supported through io_uring");
             }

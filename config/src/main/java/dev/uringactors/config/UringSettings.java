@@ -193,7 +193,9 @@ public record UringSettings(
     public RingOptions iopollRingOptions() {
         RingOptions base = ringOptions(-1);
         List<SetupFlag> flags = new ArrayList<>(base.flags());
-        flags.remove(SetupFlag.DEFER_TASKRUN); // completions are found by polling, not task work
+        // Completions are found by polling, not task work; TASKRUN_FLAG is refused (EINVAL) without a taskrun mode.
+        flags.remove(SetupFlag.DEFER_TASKRUN);
+        flags.remove(SetupFlag.TASKRUN_FLAG);
         flags.add(SetupFlag.IOPOLL);
         if (iopoll == IopollMode.HYBRID) {
             flags.add(SetupFlag.HYBRID_IOPOLL);

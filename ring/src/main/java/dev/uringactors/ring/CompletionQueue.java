@@ -18,7 +18,7 @@ final class CompletionQueue {
     final int entries;
 
     private int localHead;
-    /** Completions without F_MORE: requests that are done. */
+    /** Completions without F_MORE of requests counted in flight: requests that are done. */
     long finals;
 
     CompletionQueue(RingMemory cqRing, NativeBuffer params) {
@@ -50,10 +50,16 @@ final class CompletionQueue {
                 head++;
                 n++;
                 int flags = ring.getInt(at + 12);
-                if (CqeFlags.isFinal(flags)) {
-                    finals++;
+                long userData = ring.getLong(at);
+                if (UserData.isOwnRequest(userData)) {
+                    if (CqeFlags.isFinal(flags)) {
+                        finals++;
+                    }
+                } else {
+                    // A failed CQE_SKIP_SUCCESS request (never counted in flight) or a message from another ring.
+                    userData &= ~UserData.SKIP_SUCCESS;
                 }
-                handler.onCompletion(ring.getLong(at), ring.getInt(at + 8), flags);
+                handler.onCompletion(userData, ring.getInt(at + 8), flags);
             }
         } finally {
             localHead = head;

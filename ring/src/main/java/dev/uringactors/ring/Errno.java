@@ -55,8 +55,8 @@ public final class Errno {
 
     /** The symbolic name of an errno ({@code 95} or {@code -95} gives {@code EOPNOTSUPP}). */
     public static String name(int errno) {
-        int e = Math.abs(errno);
-        String name = e < NAMES.length ? NAMES[e] : null;
+        int e = Math.abs(errno); // negative only for Integer.MIN_VALUE, which is no errno
+        String name = e >= 0 && e < NAMES.length ? NAMES[e] : null;
         return name != null ? name : "errno " + e;
     }
 

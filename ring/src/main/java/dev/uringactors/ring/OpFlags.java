@@ -28,15 +28,17 @@ public final class OpFlags {
     public static final int POLLERR = 0x008;
     public static final int POLLHUP = 0x010;
 
-    /** OPENAT: open flags (fcntl.h, x86_64). */
+    /** OPENAT: open flags (asm-generic/fcntl.h: the same on every architecture this library runs on). */
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
     public static final int O_RDWR = 2;
     public static final int O_CREAT = 0x40;
     public static final int O_TRUNC = 0x200;
     public static final int O_APPEND = 0x400;
-    public static final int O_DIRECT = 0x4000;
     public static final int O_CLOEXEC = 0x80000;
+    public static final int O_EXCL = 0x80;
+    public static final int O_DSYNC = 0x1000;
+    public static final int O_SYNC = 0x101000;
     /** The dirfd meaning "relative to the current directory". */
     public static final int AT_FDCWD = -100;
 
@@ -61,6 +63,34 @@ public final class OpFlags {
     /** The file_index that asks the kernel to pick a free registered-file slot (5.19). */
     public static final int FILE_INDEX_ALLOC = -1;
 
+    /** Machines whose O_DIRECT and O_NOFOLLOW values this library knows: {O_DIRECT, O_NOFOLLOW} by os.arch. */
+    private static final java.util.Map<String, int[]> ARCH_OPEN_FLAGS = java.util.Map.of(
+            "amd64", new int[] {0x4000, 0x20000},
+            "x86_64", new int[] {0x4000, 0x20000},
+            "riscv64", new int[] {0x4000, 0x20000},
+            "aarch64", new int[] {0x10000, 0x8000});
+
     private OpFlags() {
+    }
+
+    /** OPENAT: O_DIRECT, whose value depends on the architecture; fails on one whose value is not known here. */
+    public static int oDirect() {
+        return archOpenFlag(0, "O_DIRECT");
+    }
+
+    /** OPENAT: O_NOFOLLOW, whose value depends on the architecture; fails on one whose value is not known here. */
+    public static int oNoFollow() {
+        return archOpenFlag(1, "O_NOFOLLOW");
+    }
+
+    private static int archOpenFlag(int which, String name) {
+        String arch = System.getProperty("os.arch");
+        int[] flags = ARCH_OPEN_FLAGS.get(arch);
+        if (flags == null) {
+            // A wrong value would silently mean another flag: refuse instead.
+            throw new UnsupportedOperationException(name + " differs between architectures, and its value on "
+                    + arch + " is not known to this library (known: " + ARCH_OPEN_FLAGS.keySet() + ")");
+        }
+        return flags[which];
     }
 }

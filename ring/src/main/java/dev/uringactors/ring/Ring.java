@@ -19,7 +19,7 @@ public final class Ring implements AutoCloseable {
     /** io_uring_getevents_arg (24 bytes), then the __kernel_timespec it points at. */
     private static final int WAIT_ARG_SIZE = 24;
     /** user_data of the cancel-everything request that {@link #drain} submits; its handler sees it too. */
-    public static final long DRAIN_CANCEL_USER_DATA = 0x7ffc_105e_0000_0000L;
+    public static final long DRAIN_CANCEL_USER_DATA = 0x3ffc_105e_0000_0000L;
     private static final CompletionHandler DISCARD = (userData, res, flags) -> { };
 
     private final int fd;
@@ -364,7 +364,8 @@ public final class Ring implements AutoCloseable {
 
     /**
      * Requests that have not posted their final completion: SQEs taken minus final CQEs reaped. Requests marked
-     * CQE_SKIP_SUCCESS are not counted.
+     * CQE_SKIP_SUCCESS are not counted, nor is the CQE such a request posts when it fails, nor a message another
+     * ring sent to this one (MSG_RING): none of them ends a counted request.
      */
     public long inFlight() {
         return sq.taken - sq.skipSuccess - cq.finals;

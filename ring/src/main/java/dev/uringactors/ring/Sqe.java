@@ -143,9 +143,15 @@ public final class Sqe {
         return prepRw(Opcode.POLL_REMOVE, -1, userData, 0, 0);
     }
 
-    /** Posts a CQE with {@code res} and {@code userData} on the ring {@code ringFd}: a message between rings. */
+    /**
+     * Posts a CQE with {@code res} and {@code userData} on the ring {@code ringFd}: a message between rings. The
+     * receiving ring sees {@code userData} with {@link UserData#MESSAGE} set, so that it does not take the message
+     * for the completion of one of its own requests.
+     */
     public Sqe prepMsgRing(int ringFd, int res, long userData, int flags) {
-        return prepRw(Opcode.MSG_RING, ringFd, 0, res, userData).opFlags(flags); // addr 0 = IORING_MSG_DATA
+        UserData.check(userData);
+        // addr 0 = IORING_MSG_DATA; off = the user_data the target ring sees
+        return prepRw(Opcode.MSG_RING, ringFd, 0, res, userData | UserData.MESSAGE).opFlags(flags);
     }
 
     /** socket(2); completes with the new fd. */
@@ -213,18 +219,25 @@ public final class Sqe {
         return prepRw(Opcode.SHUTDOWN, fd, 0, how, 0);
     }
 
+    /** The request's user_data: any value up to {@link UserData#MAX}; the two bits above are the ring's. */
     public Sqe userData(long userData) {
-        sqes.putLong(at + 32, userData);
+        UserData.check(userData);
+        boolean skip = (sqes.get(at + 1) & SqeFlags.CQE_SKIP_SUCCESS) != 0;
+        sqes.putLong(at + 32, skip ? userData | UserData.SKIP_SUCCESS : userData);
         return this;
     }
 
-    /** Sets the {@link SqeFlags} bits (replacing any set before). */
+    /**
+     * Sets the {@link SqeFlags} bits (replacing any set before). A request with CQE_SKIP_SUCCESS is not counted
+     * in flight; its user_data is tagged so that the CQE it posts if it fails is not counted as another's end.
+     */
     public Sqe flags(int flags) {
-        int before = sqes.get(at + 1);
-        if ((flags & SqeFlags.CQE_SKIP_SUCCESS) != 0 && (before & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
-            queue.skipSuccess++;
-        } else if ((flags & SqeFlags.CQE_SKIP_SUCCESS) == 0 && (before & SqeFlags.CQE_SKIP_SUCCESS) != 0) {
-            queue.skipSuccess--;
+        boolean before = (sqes.get(at + 1) & SqeFlags.CQE_SKIP_SUCCESS) != 0;
+        boolean after = (flags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
+        if (before != after) {
+            queue.skipSuccess += after ? 1 : -1;
+            long userData = sqes.getLong(at + 32);
+            sqes.putLong(at + 32, after ? userData | UserData.SKIP_SUCCESS : userData & ~UserData.SKIP_SUCCESS);
         }
         sqes.put(at + 1, (byte) flags);
         return this;

@@ -26,7 +26,7 @@ class IopollTest {
 
         int fd;
         try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
-            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.O_DIRECT, 0)
+            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
                     .userData(1);
             fd = Reaped.await(plain, 1).byUserData(1).res();
             assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Timeouts, links, drains, cancellation, poll and ring-to-ring messages. */
@@ -145,7 +146,41 @@ class RequestControlTest {
             ring.nextSqe().prepMsgRing(other.fd(), 4242, 99, 0).userData(1);
             assertEquals(0, Reaped.await(ring, 1).byUserData(1).res());
             Reaped received = Reaped.await(other, 1);
-            assertEquals(4242, received.byUserData(99).res());
+            assertEquals(4242, received.byUserData(UserData.MESSAGE | 99).res());
+            assertTrue(UserData.isMessage(received.cqes.get(0).userData()));
         }
+    }
+
+    @Test
+    void aReceivedMessageDoesNotEndARequestInFlight() {
+        try (Ring other = Ring.open(8)) {
+            other.nextSqe().prepRead(pipe.readFd, buf.address(), 64, -1).userData(7); // stays in flight
+            other.submit();
+            ring.nextSqe().prepMsgRing(other.fd(), 1, 99, 0).userData(1);
+            Reaped.await(ring, 1);
+            Reaped.await(other, 1);
+            assertEquals(1, other.inFlight(), "the read is still in flight after the message");
+            assertEquals(0, ring.inFlight());
+        }
+    }
+
+    @Test
+    void aFailedSkipSuccessRequestDoesNotEndAnotherInFlight() {
+        ring.nextSqe().prepRead(pipe.readFd, buf.address(), 64, -1).userData(7); // stays in flight
+        ring.nextSqe().prepRead(-1, buf.address(), 64, 0).flags(SqeFlags.CQE_SKIP_SUCCESS).userData(8); // EBADF
+        Reaped r = Reaped.await(ring, 1);
+        assertEquals(-Errno.EBADF, r.byUserData(8).res(), "its own user_data, without the ring's tag");
+        assertEquals(1, ring.inFlight(), "the read is still in flight");
+        assertTrue(ring.drain(r, 5_000_000_000L));
+        assertEquals(-Errno.ECANCELED, r.byUserData(7).res(), "the drain waited for the read's own completion");
+        assertEquals(0, ring.inFlight());
+    }
+
+    @Test
+    void userDataAboveTheApplicationsRangeIsRefused() {
+        Sqe sqe = ring.nextSqe().prepNop();
+        assertThrows(IllegalArgumentException.class, () -> sqe.userData(-1));
+        assertThrows(IllegalArgumentException.class, () -> sqe.userData(UserData.MAX + 1));
+        sqe.userData(UserData.MAX);
     }
 }
