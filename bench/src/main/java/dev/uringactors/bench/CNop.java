@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Runs the C {@code nop} program from shared/anchors and reads its ops/s. */
+/** Runs the C {@code nop} program (bench/src/main/c, built by bench/build-c.sh) and reads its ops/s. */
 final class CNop {
     private static final Pattern MOPS = Pattern.compile("Mops/s=([0-9.]+)");
 

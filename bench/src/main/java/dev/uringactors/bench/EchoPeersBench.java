@@ -43,7 +43,7 @@ final class EchoPeersBench {
         String client = args.string("client", "/tmp/uring-anchors/echo_client");
         boolean cClient = Files.isExecutable(Path.of(client));
         if (!cClient) {
-            System.out.println("no C client at " + client + " (build it with shared/anchors/build.sh): using the "
+            System.out.println("no C client at " + client + " (build it with bench/build-c.sh): using the "
                     + "Java client, whose figures compare only with each other");
         }
         boolean pinned = Pinning.pinThisProcess(serverCpu);
