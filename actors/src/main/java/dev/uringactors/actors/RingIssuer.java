@@ -9,6 +9,7 @@ import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.RingStats;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.UserData;
 import dev.uringactors.ring.wait.WaitStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +30,10 @@ import java.util.function.Consumer;
  */
 final class RingIssuer implements CompletionHandler {
     private static final Logger log = LoggerFactory.getLogger(RingIssuer.class);
-    /** user_data of the eventfd read. */
-    private static final long WAKE = -1L;
+    /** user_data of the eventfd read (above any slot's: generations stay below 2^30). */
+    private static final long WAKE = UserData.MAX;
     /** user_data of an SQE whose op could not be prepared (turned into a NOP). */
-    private static final long DISCARDED = -2L;
+    private static final long DISCARDED = UserData.MAX - 1;
     private static final int RECV_GROUP = 0;
 
     private final RingOptions options;
@@ -51,6 +52,8 @@ final class RingIssuer implements CompletionHandler {
     private NativeBuffer wakeBuffer;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
     private boolean closed;
+    /** The eventfd read is in the SQ or in flight: another thread's wake-up can end a wait in the kernel. */
+    private boolean wakeArmed;
     /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
     private boolean draining;
 
@@ -78,7 +81,13 @@ final class RingIssuer implements CompletionHandler {
             }
         }
         wakeBuffer = NativeBuffer.allocate(8);
+        wakeArmed = false;
         armWake();
+    }
+
+    /** Whether requests can still be issued: false once the ring is shut down or stays closed after failures. */
+    boolean isOpen() {
+        return !closed;
     }
 
     /** Whether O_DIRECT files on polled devices can go through an IOPOLL ring here. */
@@ -94,13 +103,20 @@ final class RingIssuer implements CompletionHandler {
         return polledRing != null && polledRing.inFlight() > 0;
     }
 
+    /**
+     * Puts the eventfd read in the SQ. When the SQ stays full even after a submit (an SQPOLL thread behind, or a
+     * kernel short of memory), the read waits like a backlogged op and the loop does not sleep until it is armed.
+     */
     private void armWake() {
         Sqe sqe = ring.nextSqe();
         if (sqe == null) { // a full SQ: submit what is in it to make room
-            ring.submit();
+            guarded(ring::submit);
             sqe = ring.nextSqe();
         }
-        sqe.prepRead(wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
+        if (sqe != null) {
+            sqe.prepRead(wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
+            wakeArmed = true;
+        }
     }
 
     /** The ring actor reports ring-level failures (a failed io_uring_enter) through supervision. */
@@ -128,7 +144,7 @@ final class RingIssuer implements CompletionHandler {
     /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
     void issue(RingOp op) {
         if (closed) {
-            op.fail(new IllegalStateException("the ring is shut down"));
+            op.refuse(new IllegalStateException("the ring is shut down"));
             op.release(); // it never reached the kernel
             return;
         }
@@ -159,15 +175,19 @@ final class RingIssuer implements CompletionHandler {
         return true;
     }
 
-    /** Moves queued ops into the SQ while it has room. */
+    /** Moves queued ops into the SQ while it has room, the eventfd read first. */
     void fillFromBacklog() {
+        if (!wakeArmed && !closed) {
+            armWake();
+        }
         while (!backlog.isEmpty() && tryPrepare(backlog.peek())) {
             backlog.poll();
         }
     }
 
+    /** Whether something waits for room in the SQ: the loop must not sleep then. */
     boolean hasBacklog() {
-        return !backlog.isEmpty();
+        return !backlog.isEmpty() || (!wakeArmed && !closed);
     }
 
     int backlogSize() {
@@ -176,10 +196,11 @@ final class RingIssuer implements CompletionHandler {
 
     void submit() {
         guarded(() -> {
-            ring.submit();
+            // The polled ring first: a file's CLOSE on the plain ring must not run before its READ is submitted.
             if (polledRing != null) {
                 polledRing.submit();
             }
+            ring.submit();
         });
     }
 
@@ -212,6 +233,7 @@ final class RingIssuer implements CompletionHandler {
     @Override
     public void onCompletion(long userData, int res, int flags) {
         if (userData == WAKE) {
+            wakeArmed = false;
             if (!draining) {
                 armWake();
             }
@@ -277,7 +299,7 @@ final class RingIssuer implements CompletionHandler {
     private void failAndClose(Throwable cause, Duration drainTimeout) {
         for (RingOp op : backlog) { // never reached the kernel, or not since its last completion
             slots.remove(op.userData);
-            op.fail(cause);
+            op.refuse(cause);
             op.release();
         }
         backlog.clear();

@@ -88,9 +88,21 @@ final class RingLoop implements Executor {
             return;
         }
         inbox.offer(task);
+        if (stopped.isDone()) {
+            // The loop ended between the check above and the offer: its last look at the inbox may have missed it.
+            runStrandedElsewhere();
+            return;
+        }
         if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
             wakeSignals.increment();
             wakeFd.signal();
+        }
+    }
+
+    private void runStrandedElsewhere() {
+        Runnable stranded;
+        while ((stranded = inbox.poll()) != null) {
+            ForkJoinPool.commonPool().execute(stranded);
         }
     }
 
@@ -117,6 +129,7 @@ final class RingLoop implements Executor {
             stopped.complete(null);
             wakeFd.close();
             runTasks(Integer.MAX_VALUE); // what arrived while closing runs here; later tasks go elsewhere
+            runStrandedElsewhere(); // a task its producer offered just as the loop ended
         }
     }
 

@@ -37,6 +37,14 @@ abstract class RingOp {
     /** The ring failed or shuts down: answer now; the memory stays until the final completion. */
     abstract void fail(Throwable cause);
 
+    /**
+     * The op will never reach the kernel: the ring is shut down or failed before it was submitted. Answers with
+     * {@code cause}; an op whose effect must happen all the same (a close) does it here, without the ring.
+     */
+    void refuse(Throwable cause) {
+        fail(cause);
+    }
+
     /** Frees native memory; called once, after the final completion. */
     void release() {
     }

@@ -26,16 +26,21 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.util.ByteString;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.function.BiFunction;
 
 /**
  * One TCP connection, running on its ring's thread and issuing its own requests there: a multishot recv that
- * hands data to the handler, one send in flight with the rest queued (bounded), and a close that first cancels
- * every request on the socket and waits for their final completions, so that no buffer the kernel may still
- * read is reused and no request keeps the socket alive.
+ * hands data to the handler, one send in flight with the rest queued, and a close that first cancels every
+ * request on the socket and waits for their final completions, so that no buffer the kernel may still read is
+ * reused and no request keeps the socket alive.
+ *
+ * <p>Its life is a sequence of {@link Phase}s, and reading has states of its own ({@link Reading}): each event
+ * means one thing in each of them. The fd is this actor's from its first instruction: a failure anywhere, in
+ * setup or later, ends in close(2), through the ring when it can take it and directly when it cannot.
  */
 final class TcpConnection {
     sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, ConnectDone, CloseDone,
@@ -57,6 +62,32 @@ final class TcpConnection {
 
     enum IdleCheck implements Internal { INSTANCE }
 
+    /** Where the connection is in its life. */
+    enum Phase {
+        /** Connected; no handler yet, so nothing is read. */
+        AWAITING_REGISTRATION,
+        /** Reading (unless suspended) and writing. */
+        OPEN,
+        /** The peer shut down its side; the handler asked to keep ours open for writing. */
+        PEER_CLOSED,
+        /** Close asked for (or the peer's end of stream without keep-open): what is queued is sent first. */
+        CLOSING_AFTER_WRITES,
+        /** A confirmed close: our side is shut down; waiting for the peer's end of stream. */
+        AWAITING_PEER_CLOSE,
+        /** Done: cancelling what is in flight, then closing the fd, then telling the handler the final event. */
+        CLOSING
+    }
+
+    /** The reading side: whether a recv is in flight, and whether it is being cancelled. */
+    enum Reading {
+        /** No recv in flight. */
+        IDLE,
+        /** A multishot recv is in flight. */
+        ARMED,
+        /** A cancel of the recv is in flight; the recv's final completion is still to come. */
+        CANCELLING
+    }
+
     private final ActorContext<ConnectionCommand> ctx;
     private final RingLoop loop;
     private final UringSettings.Tcp tcp;
@@ -64,14 +95,21 @@ final class TcpConnection {
     private final ActorRef<Event> owner;
     private final TimerScheduler<ConnectionCommand> timers;
     private final ArrayDeque<Write> queue = new ArrayDeque<>();
+    private Phase phase = Phase.AWAITING_REGISTRATION;
+    private Reading reading = Reading.IDLE;
     private ActorRef<Event> handler;
     private boolean keepOpenOnPeerClosed;
-    private boolean readingSuspended;
+    private boolean suspended;
+    private boolean peerEnded;
     private TcpOps.MultishotRecv recv;
-    private Write sending;
+    /** The piece of the queue's head write in flight, or null. */
+    private TcpOps.Send sending;
+    /** Bytes of the queue's head write already sent. */
+    private int headSent;
     private long queuedBytes;
     private long lastActivity = System.nanoTime();
-    private CloseCommand closing;
+    /** With CLOSING_AFTER_WRITES: whether the close is a confirmed one (shut down our side, wait for the peer). */
+    private boolean confirmed;
     /** The event a graceful close ends with, once the queued writes are sent (Closed, or PeerClosed). */
     private ConnectionClosed closeEvent = Closed.INSTANCE;
     private ConnectionClosed finalEvent;
@@ -91,35 +129,49 @@ final class TcpConnection {
     /**
      * A connection the listener accepted: tells {@code bindHandler} it is connected, then waits for Register.
      * {@code localAddress} is the listener's address when it is a specific one (then the connection's too), or
-     * null to ask the kernel. TCP_NODELAY comes from the listening socket.
+     * null to ask the kernel. TCP_NODELAY comes from the listening socket. If the connection fails before it
+     * could be announced (a peer that reset at once: getpeername says ENOTCONN), the fd is closed and nobody
+     * hears of it.
      */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
                                                 ActorRef<Event> bindHandler, InetSocketAddress localAddress) {
-        return withTimersIfIdle(tcp, (ctx, timers) ->
+        return owningFd(fd, tcp, (ctx, timers) ->
                 new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(localAddress));
     }
 
-    private static Behavior<ConnectionCommand> withTimersIfIdle(UringSettings.Tcp tcp,
-            java.util.function.BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>,
+    /** Runs {@code start}; if it throws, closes {@code fd} and stops, so that no failure in setup leaks it. */
+    private static Behavior<ConnectionCommand> owningFd(int fd, UringSettings.Tcp tcp,
+            BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>,
                     Behavior<ConnectionCommand>> start) {
+        BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>, Behavior<ConnectionCommand>>
+                owned = (ctx, timers) -> {
+                    try {
+                        return start.apply(ctx, timers);
+                    } catch (RuntimeException e) {
+                        Sockets.close(fd);
+                        ctx.getLog().debug("connection closed during setup: {}", e.getMessage());
+                        return Behaviors.stopped();
+                    }
+                };
+        // A timer scheduler per connection costs: only with an idle timeout.
         return tcp.idleTimeout() == null
-                ? Behaviors.setup(ctx -> start.apply(ctx, null))
-                : Behaviors.setup(ctx -> Behaviors.withTimers(timers -> start.apply(ctx, timers)));
+                ? Behaviors.setup(ctx -> owned.apply(ctx, null))
+                : Behaviors.setup(ctx -> Behaviors.withTimers(timers -> owned.apply(ctx, timers)));
     }
 
     /** An outgoing connection: connects through the ring, then tells {@code handler} Connected or CommandFailed. */
     static Behavior<ConnectionCommand> connecting(RingLoop loop, UringSettings.Tcp tcp,
                                                   TcpProtocol.Connect command) {
-        return withTimersIfIdle(tcp, (ctx, timers) -> {
-            int fd;
-            try {
-                fd = Sockets.tcpSocket(command.remoteAddress());
-                if (tcp.noDelay()) {
-                    Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-                }
-            } catch (UringException e) {
-                command.handler().tell(new CommandFailed(command, e));
-                return Behaviors.stopped();
+        int fd;
+        try {
+            fd = Sockets.tcpSocket(command.remoteAddress());
+        } catch (UringException e) {
+            command.handler().tell(new CommandFailed(command, e));
+            return Behaviors.stopped();
+        }
+        return owningFd(fd, tcp, (ctx, timers) -> {
+            if (tcp.noDelay()) {
+                Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             }
             TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, command.handler());
             NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
@@ -130,27 +182,34 @@ final class TcpConnection {
             return Behaviors.receive(ConnectionCommand.class)
                     .onMessage(ConnectDone.class, done -> {
                         if (done.res() < 0) {
-                            Sockets.close(fd);
-                            command.handler().tell(new CommandFailed(command, UringException.ofResult(
-                                    Opcode.CONNECT, done.res(), command.remoteAddress().toString(), 0)));
+                            c.closeNow();
+                            command.handler().tell(new CommandFailed(command, done.res() == TcpOps.RING_FAILED
+                                    ? new IllegalStateException("the ring failed or shut down while connecting")
+                                    : UringException.ofResult(Opcode.CONNECT, done.res(),
+                                    command.remoteAddress().toString(), 0)));
                             return Behaviors.stopped();
                         }
                         return c.announce(null);
+                    })
+                    .onSignal(PostStop.class, s -> {
+                        c.closeNow();
+                        return Behaviors.same();
                     })
                     .build();
         });
     }
 
     private Behavior<ConnectionCommand> announce(InetSocketAddress localAddress) {
-        owner.tell(new TcpProtocol.Connected(Sockets.remoteAddress(fd),
-                localAddress != null ? localAddress : Sockets.localAddress(fd), ctx.getSelf(), loop.index()));
+        InetSocketAddress remote = Sockets.remoteAddress(fd); // throws ENOTCONN for a peer that has reset
+        owner.tell(new TcpProtocol.Connected(remote, localAddress != null ? localAddress : Sockets.localAddress(fd),
+                ctx.getSelf(), loop.index()));
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
         return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
             if (signal instanceof PostStop) {
-                postStop();
+                closeNow();
             }
             return Behaviors.same();
         });
@@ -158,21 +217,22 @@ final class TcpConnection {
 
     private Behavior<ConnectionCommand> onMessage(ConnectionCommand m) {
         if (m instanceof SendDone done) {
-            return sendDone(done);
+            return sendDone(done.res());
         } else if (m instanceof Write w) {
             return write(w);
         } else if (m instanceof RecvEnded ended) {
-            return recvEnded(ended);
+            return recvEnded(ended.res());
         } else if (m instanceof Register r) {
             return register(r);
         } else if (m instanceof ReadControl control) {
             return readControl(control);
         } else if (m instanceof CloseCommand close) {
             return close(close);
-        } else if (m instanceof CloseDone done) {
-            return closeDone(done);
-        } else if (m instanceof IdleCheck tick) {
-            return idleCheck(tick);
+        } else if (m instanceof CloseDone) {
+            handler().tell(finalEvent);
+            return Behaviors.stopped();
+        } else if (m instanceof IdleCheck) {
+            return idleCheck();
         }
         return Behaviors.unhandled(); // ConnectDone after connecting
     }
@@ -181,41 +241,91 @@ final class TcpConnection {
         return handler != null ? handler : owner;
     }
 
+    // ---- reading
+
     private Behavior<ConnectionCommand> register(Register r) {
-        if (handler == null && finalEvent == null) {
+        if (phase == Phase.AWAITING_REGISTRATION) {
             handler = r.handler();
             keepOpenOnPeerClosed = r.keepOpenOnPeerClosed();
-            armRecv();
+            phase = Phase.OPEN;
+            readIfWanted();
         }
         return Behaviors.same();
     }
 
-    private void armRecv() {
-        Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
-        recv = new TcpOps.MultishotRecv(fd, loop.issuer().recvBuffers(), handler(), ctx.getSelf(), onData);
-        loop.issuer().issue(recv);
+    /** Reading is wanted while someone reads and the peer may still send; a confirmed close reads to see the end. */
+    private boolean wantsReading() {
+        return !peerEnded && switch (phase) {
+            case OPEN, CLOSING_AFTER_WRITES -> !suspended;
+            case AWAITING_PEER_CLOSE -> true;
+            case AWAITING_REGISTRATION, PEER_CLOSED, CLOSING -> false;
+        };
+    }
+
+    private void readIfWanted() {
+        if (reading == Reading.IDLE && wantsReading()) {
+            Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
+            recv = new TcpOps.MultishotRecv(fd, loop.issuer().recvBuffers(), handler(), ctx.getSelf(), onData);
+            loop.issuer().issue(recv);
+            reading = Reading.ARMED;
+        }
     }
 
     private Behavior<ConnectionCommand> readControl(ReadControl control) {
-        boolean suspend = control == ReadControl.SUSPEND_READING;
-        if (suspend == readingSuspended || handler == null || finalEvent != null) {
-            return Behaviors.same();
-        }
-        readingSuspended = suspend;
-        if (suspend && recv != null) {
+        suspended = control == ReadControl.SUSPEND_READING;
+        if (suspended && reading == Reading.ARMED && !wantsReading()) {
             long userData = recv.userData;
             loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
                     res -> { }));
-        } else if (!suspend && recv == null) {
-            armRecv();
+            reading = Reading.CANCELLING;
+        } else {
+            readIfWanted(); // while a cancel is in flight the recv's end re-arms it, if reading is wanted by then
         }
         return Behaviors.same();
     }
 
+    private Behavior<ConnectionCommand> recvEnded(int res) {
+        reading = Reading.IDLE;
+        recv = null;
+        if (phase == Phase.CLOSING) {
+            return closeWhenIdle();
+        }
+        if (res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED) {
+            // Stopped with data left to read, for lack of buffers, or cancelled (never an error): go on if wanted.
+            readIfWanted();
+            return Behaviors.same();
+        }
+        if (res == 0) {
+            return peerEnded();
+        }
+        return fail(res);
+    }
+
+    private Behavior<ConnectionCommand> peerEnded() {
+        peerEnded = true;
+        switch (phase) {
+            case AWAITING_PEER_CLOSE:
+                return finish(ConfirmedClosed.INSTANCE);
+            case OPEN:
+                if (keepOpenOnPeerClosed) {
+                    phase = Phase.PEER_CLOSED;
+                    handler().tell(PeerClosed.INSTANCE);
+                    return Behaviors.same();
+                }
+                closeEvent = PeerClosed.INSTANCE; // as Pekko IO: send what is queued, then close
+                return closeAfterWrites(false);
+            default: // CLOSING_AFTER_WRITES: its own close follows the writes
+                return Behaviors.same();
+        }
+    }
+
+    // ---- writing
+
     private Behavior<ConnectionCommand> write(Write w) {
-        if (closing != null || finalEvent != null) {
+        if (phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING) {
             handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
-        } else if (queuedBytes + w.data().size() > tcp.maxWriteQueue()) {
+        } else if (!queue.isEmpty() && queuedBytes + w.data().size() > tcp.maxWriteQueue()) {
+            // The bound limits what waits behind other writes; a write on an empty queue is taken whatever its size.
             handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
                     + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
                     + "); wait for acknowledgements before writing more")));
@@ -223,114 +333,106 @@ final class TcpConnection {
             queue.add(w);
             queuedBytes += w.data().size();
             if (sending == null) {
-                sendNext();
+                sendNextPiece();
             }
         }
         return Behaviors.same();
     }
 
-    private void sendNext() {
-        sending = queue.poll();
-        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && sending.data().size() >= tcp.zeroCopyThreshold();
-        loop.issuer().issue(new TcpOps.Send(fd, sending.data(), zeroCopy, loop.issuer().buffers(), ctx.getSelf()));
+    /** Sends the next piece of the head write: at most {@code uring.buffers.max-io-size} bytes of native memory. */
+    private void sendNextPiece() {
+        ByteString data = queue.peek().data();
+        int max = loop.issuer().maxIoSize();
+        ByteString piece = headSent == 0 && data.size() <= max
+                ? data : data.slice(headSent, Math.min(data.size(), headSent + max));
+        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
+        sending = new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
+        loop.issuer().issue(sending);
     }
 
-    private Behavior<ConnectionCommand> sendDone(SendDone done) {
-        Write w = sending;
+    private Behavior<ConnectionCommand> sendDone(int res) {
         sending = null;
-        queuedBytes -= w.data().size();
-        if (finalEvent != null) {
+        if (phase == Phase.CLOSING) {
             return closeWhenIdle();
         }
-        if (done.res() < 0) {
-            return fail(done.res());
+        if (res < 0) {
+            return fail(res);
         }
         lastActivity = System.nanoTime();
-        if (w.ack() != null) {
-            handler().tell(w.ack());
+        headSent += res;
+        Write head = queue.peek();
+        if (headSent < head.data().size()) {
+            sendNextPiece();
+            return Behaviors.same();
+        }
+        queue.poll();
+        headSent = 0;
+        queuedBytes -= head.data().size();
+        if (head.ack() != null) {
+            handler().tell(head.ack());
         }
         if (!queue.isEmpty()) {
-            sendNext();
-        } else if (closing != null) {
-            return closeAfterWrites();
+            sendNextPiece();
+        } else if (phase == Phase.CLOSING_AFTER_WRITES) {
+            return writesDone();
         }
         return Behaviors.same();
     }
 
-    private Behavior<ConnectionCommand> recvEnded(RecvEnded ended) {
-        recv = null;
-        int res = ended.res();
-        if (finalEvent != null) {
-            return closeWhenIdle();
-        }
-        if (res > 0 || res == -Errno.ENOBUFS || (res == -Errno.ECANCELED && readingSuspended)) {
-            if (!readingSuspended) {
-                armRecv(); // the multishot recv stopped with data left to read, or for lack of buffers: go on
-            }
-            return Behaviors.same();
-        }
-        if (res == 0) {
-            if (closing == CloseCommand.CONFIRMED_CLOSE) {
-                return finish(ConfirmedClosed.INSTANCE);
-            }
-            if (keepOpenOnPeerClosed) {
-                handler().tell(PeerClosed.INSTANCE);
-                return Behaviors.same();
-            }
-            if (closing == null) { // as Pekko IO: send what is queued, then close
-                closing = CloseCommand.CLOSE;
-                closeEvent = PeerClosed.INSTANCE;
-                return sending == null ? closeAfterWrites() : Behaviors.same();
-            }
-            return Behaviors.same();
-        }
-        return fail(res);
-    }
+    // ---- closing
 
     private Behavior<ConnectionCommand> close(CloseCommand command) {
-        if (closing != null || finalEvent != null) {
+        if (phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING) {
             return Behaviors.same();
         }
-        closing = command;
         if (command == CloseCommand.ABORT) {
-            queue.clear();
-            Sockets.setLingerZero(fd); // close sends RST
+            Sockets.setLingerZero(fd); // close sends RST; what is queued is dropped, as the handler asked
             return finish(Aborted.INSTANCE);
         }
-        return sending == null ? closeAfterWrites() : Behaviors.same();
+        closeEvent = Closed.INSTANCE;
+        return closeAfterWrites(command == CloseCommand.CONFIRMED_CLOSE);
+    }
+
+    private Behavior<ConnectionCommand> closeAfterWrites(boolean confirm) {
+        phase = Phase.CLOSING_AFTER_WRITES;
+        confirmed = confirm;
+        return sending == null ? writesDone() : Behaviors.same();
     }
 
     /** Everything queued is sent: close, or for a confirmed close shut down our side and wait for the peer's. */
-    private Behavior<ConnectionCommand> closeAfterWrites() {
-        if (closing == CloseCommand.CLOSE) {
+    private Behavior<ConnectionCommand> writesDone() {
+        if (!confirmed) {
             return finish(closeEvent);
+        }
+        if (peerEnded) {
+            return finish(ConfirmedClosed.INSTANCE);
         }
         loop.issuer().issue(new TcpOps.Simple(Opcode.SHUTDOWN, sqe -> sqe.prepShutdown(fd, OpFlags.SHUT_WR), null,
                 res -> { }));
-        if (recv == null) {
-            armRecv(); // never registered: read only to see the peer's end of stream
-        }
+        phase = Phase.AWAITING_PEER_CLOSE;
+        readIfWanted(); // the peer's end of stream must be seen, registered or not, suspended or not
         return Behaviors.same();
     }
 
-    private Behavior<ConnectionCommand> idleCheck(IdleCheck tick) {
-        if (finalEvent == null && System.nanoTime() - lastActivity > tcp.idleTimeout().toNanos()) {
+    private Behavior<ConnectionCommand> idleCheck() {
+        if (phase != Phase.CLOSING && System.nanoTime() - lastActivity > tcp.idleTimeout().toNanos()) {
             return finish(new ErrorClosed("idle timeout: no data either way for " + tcp.idleTimeout()));
         }
         return Behaviors.same();
     }
 
     private Behavior<ConnectionCommand> fail(int res) {
-        return finish(new ErrorClosed(Errno.name(res) + " (" + Errno.describe(res) + ")"));
+        return finish(new ErrorClosed(res == TcpOps.RING_FAILED ? "the ring failed or shut down"
+                : Errno.name(res) + " (" + Errno.describe(res) + ")"));
     }
 
     /** Cancels every request on the socket; the close follows once their final completions are in. */
     private Behavior<ConnectionCommand> finish(ConnectionClosed event) {
+        phase = Phase.CLOSING;
         finalEvent = event;
         if (timers != null) {
             timers.cancelAll();
         }
-        queue.clear();
         if (recv != null || sending != null) {
             loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
                     sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
@@ -342,24 +444,29 @@ final class TcpConnection {
         if (recv == null && sending == null && !closeIssued) {
             closeIssued = true;
             ActorRef<ConnectionCommand> self = ctx.getSelf();
-            loop.issuer().issue(new TcpOps.Simple(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null,
-                    res -> self.tell(new CloseDone(res))));
+            loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
         }
         return Behaviors.same();
     }
 
-    private Behavior<ConnectionCommand> closeDone(CloseDone done) {
-        handler().tell(finalEvent);
-        return Behaviors.stopped();
-    }
-
-    /** Stopped from outside (the system shutting down): cancel and close without waiting for anyone. */
-    private void postStop() {
-        if (!closeIssued && loop.inLoop()) {
-            closeIssued = true;
-            loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
-                    sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
-            loop.issuer().issue(new TcpOps.Simple(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null, res -> { }));
+    /**
+     * Stopped from outside (its parent, the system shutting down, a failure): close without waiting for anyone.
+     * On the loop thread through the ring (which closes directly once it is shut down); off it the loop has
+     * ended and its ring is drained, so close(2) runs here.
+     */
+    private void closeNow() {
+        if (closeIssued) {
+            return;
+        }
+        closeIssued = true;
+        if (loop.inLoop()) {
+            if (recv != null || sending != null) {
+                loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
+                        sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
+            }
+            loop.issuer().issue(new TcpOps.Close(fd, res -> { }));
+        } else {
+            Sockets.close(fd);
         }
     }
 }

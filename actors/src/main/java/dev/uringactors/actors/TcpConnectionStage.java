@@ -79,6 +79,10 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         private ActorRef<ConnectionCommand> connection;
         private ActorRef<Event> self;
         private int unacknowledged;
+        private long unacknowledgedBytes;
+        /** An element that would overflow the connection's write queue: sent once acknowledgements make room. */
+        private ByteString held;
+        private long maxWriteQueue;
         private boolean suspended;
         private boolean peerClosed;
         /** The connection has sent its last event: once the data is delivered, the stage is done. */
@@ -91,18 +95,14 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             setHandler(in, new AbstractInHandler() {
                 @Override
                 public void onPush() {
-                    unacknowledged++;
-                    connection.tell(new TcpProtocol.Write(grab(in), new Ack(Boolean.TRUE)));
-                    pullIfRoom();
+                    held = grab(in);
+                    writeHeldIfRoom();
                 }
 
                 @Override
                 public void onUpstreamFinish() {
                     inputDone = true;
-                    if (connection != null) {
-                        // Queued writes are sent first; the connection then closes, or only our side of it.
-                        connection.tell(halfClose ? CloseCommand.CONFIRMED_CLOSE : CloseCommand.CLOSE);
-                    }
+                    closeIfWritten();
                 }
 
                 @Override
@@ -139,6 +139,8 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
                 onEvent((Event) message._2());
                 return BoxedUnit.UNIT;
             }).ref());
+            maxWriteQueue = UringExtension.get(Adapter.toTyped(materializer().system())).settings().tcp()
+                    .maxWriteQueue();
             if (accepted != null) {
                 start(accepted);
             } else {
@@ -153,9 +155,35 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             // connection closes when this stage's input completes (fully, or with half-close only our side).
             connection.tell(new TcpProtocol.Register(self, true));
             if (inputDone) {
-                connection.tell(halfClose ? CloseCommand.CONFIRMED_CLOSE : CloseCommand.CLOSE);
+                closeIfWritten();
             } else {
                 pull(in);
+            }
+        }
+
+        /**
+         * Writes the held element if the connection's queue can take it: the queue is empty (any size goes), or
+         * the bytes not yet acknowledged plus this element stay within {@code uring.tcp.max-write-queue}. So the
+         * connection never refuses a write of this stage.
+         */
+        private void writeHeldIfRoom() {
+            if (held == null || connection == null
+                    || (unacknowledged > 0 && unacknowledgedBytes + held.size() > maxWriteQueue)) {
+                return;
+            }
+            unacknowledged++;
+            unacknowledgedBytes += held.size();
+            connection.tell(new TcpProtocol.Write(held, new Ack(held.size())));
+            held = null;
+            pullIfRoom();
+            closeIfWritten();
+        }
+
+        /** The input is done and all of it is handed to the connection: close (queued writes are sent first). */
+        private void closeIfWritten() {
+            if (inputDone && held == null && connection != null) {
+                // The connection then closes, or with half-close shuts down only our side.
+                connection.tell(halfClose ? CloseCommand.CONFIRMED_CLOSE : CloseCommand.CLOSE);
             }
         }
 
@@ -167,8 +195,10 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
                     connection.tell(ReadControl.SUSPEND_READING);
                 }
                 deliver();
-            } else if (event instanceof Ack) {
+            } else if (event instanceof Ack ack) {
                 unacknowledged--;
+                unacknowledgedBytes -= (Integer) ack.token();
+                writeHeldIfRoom();
                 pullIfRoom();
             } else if (event instanceof TcpProtocol.Connected c) {
                 connected.complete(new UringTcp.OutgoingConnection(c.remoteAddress(), c.localAddress()));
@@ -187,6 +217,8 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             } else if (event instanceof CommandFailed f) {
                 if (f.command() instanceof TcpProtocol.Connect) {
                     connected.completeExceptionally(f.cause());
+                } else {
+                    connection.tell(CloseCommand.ABORT); // a failed stage leaves no socket behind
                 }
                 fail(new StreamTcpException("TCP command failed: " + f.cause().getMessage()));
             }
@@ -198,7 +230,8 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         }
 
         private void pullIfRoom() {
-            if (!inputDone && unacknowledged < MAX_UNACKNOWLEDGED && !hasBeenPulled(in) && !isClosed(in)) {
+            if (!inputDone && held == null && unacknowledged < MAX_UNACKNOWLEDGED && !hasBeenPulled(in)
+                    && !isClosed(in)) {
                 pull(in);
             }
         }

@@ -145,7 +145,11 @@ final class TcpListener {
             return finishUnbind();
         }
         int res = ended.res();
-        if (res == -Errno.EINVAL && ended.op().multishot()) {
+        if (res == TcpOps.RING_FAILED) {
+            if (loop.issuer().isOpen()) {
+                arm(); // the ring was restarted: accept on the fresh one (the listening socket kept its backlog)
+            }
+        } else if (res == -Errno.EINVAL && ended.op().multishot()) {
             ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
             multishot = false;
             arm();

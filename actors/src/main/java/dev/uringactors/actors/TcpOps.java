@@ -21,8 +21,11 @@ final class TcpOps {
     private TcpOps() {
     }
 
-    /** The errno of a failed ring (a failure, not a result) as a negative result. */
-    private static final int RING_FAILED = -Errno.ECANCELED;
+    /**
+     * The result an op reports when the ring failed or shut down under it: no errno, so that it is never taken
+     * for the kernel's answer (a cancellation, say).
+     */
+    static final int RING_FAILED = Integer.MIN_VALUE;
 
     /**
      * Accepts connections for a listener: multishot (one SQE, one connection per CQE, re-armed by the listener
@@ -207,6 +210,43 @@ final class TcpOps {
         @Override
         void release() {
             pool.release(buffer);
+        }
+    }
+
+    /** CLOSE of a socket; where the ring can no longer take it, close(2) runs directly: no fd outlives its socket. */
+    static final class Close extends RingOp {
+        private final int fd;
+        private final IntConsumer onResult;
+
+        Close(int fd, IntConsumer onResult) {
+            this.fd = fd;
+            this.onResult = onResult;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.CLOSE;
+        }
+
+        @Override
+        void prepare(Sqe sqe) {
+            sqe.prepClose(fd);
+        }
+
+        @Override
+        boolean complete(int res, int flags, int ringFlags) {
+            onResult.accept(res);
+            return true;
+        }
+
+        @Override
+        void fail(Throwable cause) {
+            onResult.accept(RING_FAILED); // it was submitted: the kernel has run it, or runs it as it cancels
+        }
+
+        @Override
+        void refuse(Throwable cause) {
+            onResult.accept(Sockets.close(fd));
         }
     }
 

@@ -72,8 +72,10 @@ public final class TcpProtocol {
 
     /**
      * Send {@code data}; once it is all written, the handler gets {@code ack} (null: no acknowledgement). Writes
-     * queue in order; beyond {@code uring.tcp.max-write-queue} bytes queued a write fails with
-     * {@link CommandFailed}: wait for acknowledgements to stay below it.
+     * queue in order. A write on an empty queue is taken whatever its size (it goes out in pieces of at most
+     * {@code uring.buffers.max-io-size}); one that would wait behind others beyond
+     * {@code uring.tcp.max-write-queue} bytes fails with {@link CommandFailed}: wait for acknowledgements to stay
+     * below it. What the connection took, it sends before a CLOSE or CONFIRMED_CLOSE; only ABORT drops it.
      */
     public record Write(ByteString data, Event ack) implements ConnectionCommand {
         public static Write of(ByteString data) {
@@ -83,7 +85,8 @@ public final class TcpProtocol {
 
     /**
      * Back-pressure on the reading side: SUSPEND_READING stops reading from the socket (the peer's sends then
-     * fill the kernel buffers and stop), RESUME_READING starts again.
+     * fill the kernel buffers and stop; data already read may still arrive), RESUME_READING starts again. They
+     * may follow each other in any order and at any rate.
      */
     public enum ReadControl implements ConnectionCommand { SUSPEND_READING, RESUME_READING }
 

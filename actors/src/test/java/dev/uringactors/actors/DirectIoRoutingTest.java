@@ -70,4 +70,22 @@ class DirectIoRoutingTest {
             testKit.shutdownTestKit();
         }
     }
+
+    /** The IOPOLL companion ring sets up under every wait strategy (TASKRUN_FLAG once broke classic and hybrid). */
+    @ParameterizedTest(name = "iopoll = on, wait-strategy = {0}")
+    @CsvSource({"interrupt", "classic", "hybrid"})
+    void theIopollRingStartsUnderEveryWaitStrategy(String strategy) throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, iopoll = on, wait-strategy = " + strategy + " }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            Path file = Files.write(dir.resolve("plain"), new byte[] {1, 2, 3});
+            UringFiles files = UringFiles.get(testKit.system());
+            FileHandle handle = files.open(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(3, files.read(handle, 0, 3).toCompletableFuture().get(10, TimeUnit.SECONDS).size());
+            files.close(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
 }

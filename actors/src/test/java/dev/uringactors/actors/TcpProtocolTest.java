@@ -163,12 +163,14 @@ class TcpProtocolTest {
 
     @Test
     @SuppressWarnings("try") // the client socket only needs to be open
-    void aWriteBeyondTheQueueLimitFailsInsteadOfBuffering() throws Exception {
+    void aWriteBeyondTheQueueLimitBehindOthersFailsInsteadOfBuffering() throws Exception {
         TestProbe<Event> handler = probe();
         Bound bound = bind(handler, false);
         try (Socket client = connect(bound)) {
             Connected c = handler.expectMessageClass(Connected.class);
             c.connection().tell(new Register(handler.getRef()));
+            // The first goes, whatever its size: the queue is empty. The second would wait behind it: refused.
+            c.connection().tell(Write.of(ByteString.fromArray(new byte[100 * 1024])));
             Write tooBig = Write.of(ByteString.fromArray(new byte[100 * 1024]));
             c.connection().tell(tooBig);
             CommandFailed failed = handler.expectMessageClass(CommandFailed.class);

@@ -1,6 +1,7 @@
 package dev.uringactors.samples;
 
 import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.ReadControl;
 import dev.uringactors.actors.TcpProtocol.Write;
@@ -32,6 +33,8 @@ final class AckedWriter {
     private long lastAckAskedAt;
     private long waitingBytes;
     private boolean suspended;
+    private boolean closeWhenWritten;
+    private boolean closeSent;
 
     AckedWriter(ActorRef<ConnectionCommand> connection) {
         this.connection = connection;
@@ -42,8 +45,16 @@ final class AckedWriter {
         return written - acknowledged;
     }
 
+    /**
+     * Whether a write of {@code size} goes to the connection now: it fits under the high water mark, or no
+     * acknowledgement is on its way (then nothing would ever release it from waiting here).
+     */
+    private boolean goesNow(int size) {
+        return inConnection() + size <= HIGH_WATER || lastAckAskedAt == acknowledged;
+    }
+
     void write(ByteString data) {
-        if (waiting.isEmpty() && inConnection() + data.size() <= HIGH_WATER) {
+        if (waiting.isEmpty() && goesNow(data.size())) {
             send(data);
         } else {
             waiting.add(data);
@@ -58,7 +69,7 @@ final class AckedWriter {
     /** Handles the {@link Ack} of one of this writer's writes. */
     void acknowledged(Ack ack) {
         acknowledged = (Long) ack.token();
-        while (!waiting.isEmpty() && inConnection() + waiting.peek().size() <= HIGH_WATER) {
+        while (!waiting.isEmpty() && goesNow(waiting.peek().size())) {
             ByteString next = waiting.poll();
             waitingBytes -= next.size();
             send(next);
@@ -67,11 +78,23 @@ final class AckedWriter {
             suspended = false;
             connection.tell(ReadControl.RESUME_READING);
         }
+        closeIfDrained();
     }
 
-    /** Whether everything given to this writer has been handed to the connection (which sends it before a close). */
-    boolean drained() {
-        return waiting.isEmpty();
+    /**
+     * Closes the connection once everything given to this writer has been handed to it; the connection sends
+     * all of that before it closes. Closing earlier would fail the writes still waiting here.
+     */
+    void closeWhenWritten() {
+        closeWhenWritten = true;
+        closeIfDrained();
+    }
+
+    private void closeIfDrained() {
+        if (closeWhenWritten && waiting.isEmpty() && !closeSent) {
+            closeSent = true;
+            connection.tell(CloseCommand.CLOSE);
+        }
     }
 
     private void send(ByteString data) {

@@ -50,7 +50,7 @@ public final class EchoServer {
                         return Behaviors.same();
                     })
                     .onMessage(PeerClosed.class, p -> {
-                        connection.tell(CloseCommand.CLOSE); // after the queued replies are sent
+                        writer.closeWhenWritten(); // every reply still goes out first
                         return Behaviors.same();
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())

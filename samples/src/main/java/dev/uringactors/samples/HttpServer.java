@@ -70,7 +70,6 @@ final class HttpServer {
         private final HttpRequestParser parser = new HttpRequestParser();
         private final AckedWriter writer;
         private boolean closing;
-        private boolean closeSent;
 
         Connection(ActorRef<ConnectionCommand> connection) {
             this.connection = connection;
@@ -82,7 +81,7 @@ final class HttpServer {
                     .onMessage(Received.class, this::received)
                     .onMessage(Ack.class, a -> {
                         writer.acknowledged(a);
-                        return closeWhenDrained();
+                        return Behaviors.same();
                     })
                     .onMessage(CommandFailed.class, f -> {
                         connection.tell(CloseCommand.ABORT);
@@ -90,7 +89,8 @@ final class HttpServer {
                     })
                     .onMessage(PeerClosed.class, p -> {
                         closing = true;
-                        return closeWhenDrained();
+                        writer.closeWhenWritten();
+                        return Behaviors.same();
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
                     .build();
@@ -110,14 +110,8 @@ final class HttpServer {
             if (out.length() > 0) {
                 writer.write(out.result());
             }
-            return closeWhenDrained();
-        }
-
-        /** Closing, and every response handed to the connection (which sends what it holds before it closes). */
-        private Behavior<Event> closeWhenDrained() {
-            if (closing && writer.drained() && !closeSent) {
-                closeSent = true;
-                connection.tell(CloseCommand.CLOSE);
+            if (closing) {
+                writer.closeWhenWritten();
             }
             return Behaviors.same();
         }

@@ -26,15 +26,12 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -154,7 +151,7 @@ class EchoServerTest {
 
     @Test
     void tenThousandConnectionsLeaveNoFdBehind() throws Exception {
-        long before = openFds();
+        long before = OpenFds.all();
         for (int i = 0; i < 10_000; i++) {
             try (Socket s = connect()) {
                 s.getOutputStream().write(1);
@@ -163,11 +160,7 @@ class EchoServerTest {
         }
         // Connections of earlier tests may still be closing when "before" is taken, so the count can end lower;
         // a leak of these 10,000 would leave it far higher.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long now;
-        while ((now = openFds()) > before && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        long now = OpenFds.awaitAtMost(before, OpenFds::all);
         assertTrue(now <= before, "open fds before (" + before + ") and after (" + now + ") 10,000 connections");
     }
 
@@ -215,12 +208,6 @@ class EchoServerTest {
                 s.close();
             }
             small.shutdownTestKit();
-        }
-    }
-
-    private static long openFds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
         }
     }
 }

@@ -1,0 +1,50 @@
+package dev.uringactors.samples;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+
+/** This process's open file descriptors, from /proc/self/fd. */
+final class OpenFds {
+    private OpenFds() {
+    }
+
+    static long all() {
+        return count(false);
+    }
+
+    /** Only sockets (a link that reads {@code socket:[inode]}). */
+    static long sockets() {
+        return count(true);
+    }
+
+    private static long count(boolean socketsOnly) {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> !socketsOnly || isSocket(fd)).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean isSocket(Path fd) {
+        try {
+            return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+        } catch (IOException e) {
+            return false; // closed between the listing and the look
+        }
+    }
+
+    /** Waits up to 30 s for {@code count} to come down to {@code limit}; returns the last count. */
+    static long awaitAtMost(long limit, LongSupplier count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long now;
+        while ((now = count.getAsLong()) > limit && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return now;
+    }
+}
