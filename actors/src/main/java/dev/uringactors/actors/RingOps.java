@@ -22,8 +22,8 @@ final class RingOps {
     private RingOps() {
     }
 
-    /** An op whose answer is only that it succeeded: NOP, FSYNC. */
-    static final class DoneOp extends ReplyOp<Done> {
+    /** An op whose answer is only that it succeeded: NOP, FSYNC, and CLOSE ({@link CloseFile}). */
+    static class DoneOp extends ReplyOp<Done> {
         private final Opcode opcode;
         private final String target;
         private final Prep prep;
@@ -58,32 +58,12 @@ final class RingOps {
     }
 
     /** CLOSE of a file; where the ring can no longer take it, close(2) runs directly: no fd outlives its handle. */
-    static final class CloseFile extends ReplyOp<Done> {
+    static final class CloseFile extends DoneOp {
         private final FileHandle file;
 
         CloseFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
-            super(replyTo);
+            super(Opcode.CLOSE, file.path().toString(), sqe -> sqe.prepClose(file.fd()), replyTo);
             this.file = file;
-        }
-
-        @Override
-        Opcode opcode() {
-            return Opcode.CLOSE;
-        }
-
-        @Override
-        void prepare(Sqe sqe) {
-            sqe.prepClose(file.fd());
-        }
-
-        @Override
-        Done result(int res) {
-            return Done.getInstance();
-        }
-
-        @Override
-        String target() {
-            return file.path().toString();
         }
 
         @Override

@@ -214,44 +214,22 @@ final class TcpOps {
     }
 
     /** CLOSE of a socket; where the ring can no longer take it, close(2) runs directly: no fd outlives its socket. */
-    static final class Close extends RingOp {
+    static final class Close extends Simple {
         private final int fd;
-        private final IntConsumer onResult;
 
         Close(int fd, IntConsumer onResult) {
+            super(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null, onResult);
             this.fd = fd;
-            this.onResult = onResult;
-        }
-
-        @Override
-        Opcode opcode() {
-            return Opcode.CLOSE;
-        }
-
-        @Override
-        void prepare(Sqe sqe) {
-            sqe.prepClose(fd);
-        }
-
-        @Override
-        boolean complete(int res, int flags, int ringFlags) {
-            onResult.accept(res);
-            return true;
-        }
-
-        @Override
-        void fail(Throwable cause) {
-            onResult.accept(RING_FAILED); // it was submitted: the kernel has run it, or runs it as it cancels
         }
 
         @Override
         void refuse(Throwable cause) {
-            onResult.accept(Sockets.close(fd));
+            answer(Sockets.close(fd));
         }
     }
 
     /** An op whose only answer is its result, handed to a callback that tells the owning actor. */
-    static final class Simple extends RingOp {
+    static class Simple extends RingOp {
         private final Opcode opcode;
         private final Prep prep;
         private final IntConsumer onResult;
@@ -277,13 +255,17 @@ final class TcpOps {
 
         @Override
         boolean complete(int res, int flags, int ringFlags) {
-            onResult.accept(res);
+            answer(res);
             return true;
         }
 
         @Override
         void fail(Throwable cause) {
-            onResult.accept(RING_FAILED);
+            answer(RING_FAILED);
+        }
+
+        final void answer(int res) {
+            onResult.accept(res);
         }
 
         @Override
