@@ -62,6 +62,13 @@ class TcpConnectionHostileTest {
         return s;
     }
 
+    /** The connection a client of {@code handler}'s listener made, registered to {@code handler}. */
+    private static Connected registered(TestProbe<Event> handler) {
+        Connected c = handler.expectMessageClass(Connected.class);
+        c.connection().tell(new Register(handler.getRef()));
+        return c;
+    }
+
     private static byte[] random(int size, long seed) {
         byte[] data = new byte[size];
         new Random(seed).nextBytes(data);
@@ -74,8 +81,7 @@ class TcpConnectionHostileTest {
         Bound bound = bind(handler);
         byte[] payload = random(4 << 20, 7);
         try (Socket client = connect(bound.localAddress())) {
-            Connected c = handler.expectMessageClass(Connected.class);
-            c.connection().tell(new Register(handler.getRef()));
+            Connected c = registered(handler);
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
                 try {
                     client.getOutputStream().write(payload);
@@ -115,8 +121,7 @@ class TcpConnectionHostileTest {
         Bound bound = bind(handler);
         byte[] payload = random(5 << 20, 8);
         try (Socket client = connect(bound.localAddress())) {
-            Connected c = handler.expectMessageClass(Connected.class);
-            c.connection().tell(new Register(handler.getRef()));
+            Connected c = registered(handler);
             c.connection().tell(new Write(ByteString.fromArray(payload), new Ack("all")));
             byte[] back = client.getInputStream().readNBytes(payload.length);
             assertArrayEquals(payload, back);

@@ -69,6 +69,9 @@ public final class OpFlags {
             "x86_64", new int[] {0x4000, 0x20000},
             "riscv64", new int[] {0x4000, 0x20000},
             "aarch64", new int[] {0x10000, 0x8000});
+    private static final String ARCH = System.getProperty("os.arch");
+    /** This machine's row of {@link #ARCH_OPEN_FLAGS}, or null where its values are not known. */
+    private static final int[] THIS_ARCH_OPEN_FLAGS = ARCH_OPEN_FLAGS.get(ARCH);
 
     private OpFlags() {
     }
@@ -84,13 +87,11 @@ public final class OpFlags {
     }
 
     private static int archOpenFlag(int which, String name) {
-        String arch = System.getProperty("os.arch");
-        int[] flags = ARCH_OPEN_FLAGS.get(arch);
-        if (flags == null) {
+        if (THIS_ARCH_OPEN_FLAGS == null) {
             // A wrong value would silently mean another flag: refuse instead.
             throw new UnsupportedOperationException(name + " differs between architectures, and its value on "
-                    + arch + " is not known to this library (known: " + ARCH_OPEN_FLAGS.keySet() + ")");
+                    + ARCH + " is not known to this library (known: " + ARCH_OPEN_FLAGS.keySet() + ")");
         }
-        return flags[which];
+        return THIS_ARCH_OPEN_FLAGS[which];
     }
 }
