@@ -1,138 +1,415 @@
 package dev.uringactors.samples;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * Splits a connection's bytes into HTTP/1.1 requests (head, then a Content-Length body), in order, as they
- * arrive: several pipelined requests can come in one read, and one request across several. Only what a
- * hello-world server needs: the request line and the Connection, Content-Length and Transfer-Encoding headers.
+ * Splits a connection's bytes into HTTP/1.1 requests as they arrive, by the rules of RFC 9112: several pipelined
+ * requests can come in one read, and one request across many. Every limit is checked on every path, whether a
+ * head arrives whole or a byte at a time: the head ({@link Limits#maxHead}, else 431), the target (414), the
+ * body (413). A body is skipped as it arrives, never buffered. Lines may end in CRLF or a bare LF (RFC 9112
+ * 2.2). Every count is bounded by the limits, and Content-Length is read without overflow.
+ *
+ * <p>After a request that must end the connection (an error, or a close the request asked for) the parser
+ * returns nothing more: the answer is the last thing the connection carries.
  */
 final class HttpRequestParser {
-    static final int MAX_HEAD = 8192;
-
-    /** One request: its target, whether the connection stays open after it, or an error status to answer. */
-    record Request(String method, String target, boolean keepAlive, int errorStatus) {
+    /** The limits of one request. */
+    record Limits(int maxHead, int maxTarget, long maxBody) {
+        static final Limits DEFAULT = new Limits(8192, 4096, 1 << 20);
     }
 
+    /** A header field: its name in lower case and its value without surrounding white space. */
+    record Header(String name, String value) {
+    }
+
+    /**
+     * One request, complete with its body, or a rejection ({@code errorStatus} is then the status to answer,
+     * and the connection closes after it).
+     */
+    record Request(String method, String target, boolean http11, boolean keepAlive, List<Header> headers,
+                   int errorStatus) {
+        static Request rejected(int status) {
+            return new Request("", "", true, false, List.of(), status);
+        }
+
+        /** The value of the first header named {@code lowerCaseName}, or null. */
+        String header(String lowerCaseName) {
+            for (Header h : headers) {
+                if (h.name().equals(lowerCaseName)) {
+                    return h.value();
+                }
+            }
+            return null;
+        }
+    }
+
+    private final Limits limits;
     private byte[] buffer = new byte[4096];
     private int start;
     private int end;
+    /** Where the search for the head's end goes on: bytes before it were looked at already. */
+    private int scanned;
+    /** The request whose body is being skipped, or null while a head is expected. */
+    private Request pending;
+    private long bodyLeft;
+    private boolean continueWanted;
+    /** The last request ended the connection: nothing more is parsed. */
+    private boolean done;
+
+    HttpRequestParser(Limits limits) {
+        this.limits = limits;
+    }
+
+    HttpRequestParser() {
+        this(Limits.DEFAULT);
+    }
 
     void append(byte[] data) {
-        if (end + data.length > buffer.length) {
+        int from = 0;
+        if (done) {
+            return;
+        }
+        if (pending != null && start == end) { // skip the body without buffering it
+            from = (int) Math.min(bodyLeft, data.length);
+            bodyLeft -= from;
+        }
+        int length = data.length - from;
+        if (end + length > buffer.length) {
             int live = end - start;
-            if (live + data.length > buffer.length) {
-                buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, live + data.length));
+            if (live + length > buffer.length) {
+                buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, live + length));
             }
             System.arraycopy(buffer, start, buffer, 0, live);
+            scanned -= start;
             start = 0;
             end = live;
         }
-        System.arraycopy(data, 0, buffer, end, data.length);
-        end += data.length;
+        System.arraycopy(data, from, buffer, end, length);
+        end += length;
     }
 
-    /** The next complete request, or null when more bytes are needed. Reads bytes; makes one String, the target. */
+    /** Whether part of a request head has arrived but not all of it (for a request-head timeout). */
+    boolean inPartialHead() {
+        return !done && pending == null && end > start;
+    }
+
+    /**
+     * Whether the request whose body is awaited asked {@code Expect: 100-continue}; true once per such request,
+     * so that the caller sends {@code 100 Continue} once.
+     */
+    boolean takeContinueWanted() {
+        boolean wanted = continueWanted;
+        continueWanted = false;
+        return wanted;
+    }
+
+    /** The next complete request, or null when more bytes are needed (or the connection is done). */
     Request next() {
-        int headEnd = indexOfBlankLine();
+        if (done) {
+            return null;
+        }
+        if (pending != null) {
+            return skipBody();
+        }
+        skipLeadingEmptyLines();
+        int headEnd = endOfHead();
         if (headEnd < 0) {
-            return end - start > MAX_HEAD ? new Request("", "", false, 431) : null;
+            return end - start > limits.maxHead() ? reject(431) : targetTooLongSoFar() ? reject(414) : null;
         }
-        int lineEnd = indexOf('\r', start, headEnd);
-        if (lineEnd < 0) {
-            lineEnd = headEnd; // no headers: the request line ends where the head does
+        if (headEnd - start > limits.maxHead()) {
+            return reject(431);
         }
-        int sp1 = indexOf(' ', start, lineEnd);
-        int sp2 = sp1 < 0 ? -1 : indexOf(' ', sp1 + 1, lineEnd);
-        if (sp2 < 0 || !startsWith(sp2 + 1, "HTTP/1.") || lineEnd - sp2 - 1 != 8) {
-            return new Request("", "", false, 400);
+        int headStart = start;
+        start = headEnd; // the body, if any, follows
+        scanned = start;
+        Request request = parseHead(headStart, headEnd); // null while its body is still to come
+        if (request != null && request.errorStatus() != 0) {
+            return reject(request.errorStatus());
         }
-        boolean http11 = buffer[lineEnd - 1] == '1';
-        boolean keepAlive = http11;
-        long contentLength = 0;
-        for (int line = lineEnd + 2; line < headEnd; ) {
-            int eol = indexOf('\r', line, headEnd);
-            eol = eol < 0 ? headEnd : eol;
-            int colon = indexOf(':', line, eol);
-            if (colon <= line) {
-                return new Request("", "", false, 400);
-            }
-            if (nameIs(line, colon, "connection")) {
-                String value = ascii(colon + 1, eol).toLowerCase(Locale.ROOT);
-                keepAlive = value.contains("keep-alive") || (http11 && !value.contains("close"));
-            } else if (nameIs(line, colon, "content-length")) {
-                try {
-                    contentLength = Long.parseLong(ascii(colon + 1, eol).trim());
-                } catch (NumberFormatException e) {
-                    return new Request("", "", false, 400);
-                }
-            } else if (nameIs(line, colon, "transfer-encoding")) {
-                return new Request("", "", false, 501);
-            }
-            line = eol + 2;
-        }
-        if (contentLength < 0) {
-            return new Request("", "", false, 400);
-        }
-        long total = headEnd + 4L - start + contentLength;
-        if (total > end - start) {
-            return null; // wait for the body
-        }
-        String method = ascii(start, sp1);
-        String target = ascii(sp1 + 1, sp2);
-        start += (int) total;
-        if (start == end) {
-            start = end = 0;
-        }
-        return new Request(method, target, keepAlive, 0);
+        return request;
     }
 
-    private int indexOf(char c, int from, int to) {
+    private Request reject(int status) {
+        done = true;
+        start = end = scanned = 0;
+        return Request.rejected(status);
+    }
+
+    private Request finished(Request request) {
+        if (!request.keepAlive()) {
+            done = true;
+        }
+        return request;
+    }
+
+    private Request skipBody() {
+        int skip = (int) Math.min(bodyLeft, end - start);
+        start += skip;
+        scanned = start;
+        bodyLeft -= skip;
+        if (bodyLeft > 0) {
+            return null;
+        }
+        Request request = pending;
+        pending = null;
+        continueWanted = false;
+        return finished(request);
+    }
+
+    /** RFC 9112 2.2: at least one empty line before a request line is ignored. */
+    private void skipLeadingEmptyLines() {
+        while (start < end && (buffer[start] == '\n' || (buffer[start] == '\r' && start + 1 < end
+                && buffer[start + 1] == '\n'))) {
+            start += buffer[start] == '\r' ? 2 : 1;
+        }
+        scanned = Math.max(scanned, start);
+    }
+
+    /** The index just past the head's empty line, or -1: an empty line is LF LF or LF CR LF. */
+    private int endOfHead() {
+        for (int i = Math.max(scanned, start); i < end; i++) {
+            if (buffer[i] != '\n') {
+                continue;
+            }
+            if (i + 1 < end && buffer[i + 1] == '\n') {
+                return i + 2;
+            }
+            if (i + 2 < end && buffer[i + 1] == '\r' && buffer[i + 2] == '\n') {
+                return i + 3;
+            }
+        }
+        scanned = Math.max(start, end - 2); // the last two bytes may begin the empty line
+        return -1;
+    }
+
+    /** While the head is incomplete: a request line whose target has grown past the limit is a 414 already. */
+    private boolean targetTooLongSoFar() {
+        int sp = indexOf((byte) ' ', start, end);
+        if (sp < 0) {
+            return false;
+        }
+        int lineEnd = indexOf((byte) '\n', sp, end);
+        int targetEnd = indexOf((byte) ' ', sp + 1, lineEnd < 0 ? end : lineEnd);
+        return (targetEnd < 0 ? (lineEnd < 0 ? end : lineEnd) : targetEnd) - sp - 1 > limits.maxTarget();
+    }
+
+    /** The request of a head, a rejection, or null when the request is framed but its body still to come. */
+    private Request parseHead(int headStart, int headEnd) {
+        List<int[]> lines = lines(headStart, headEnd);
+        if (lines == null) {
+            return Request.rejected(400);
+        }
+        int[] requestLine = lines.get(0);
+        int sp1 = indexOf((byte) ' ', requestLine[0], requestLine[1]);
+        int sp2 = sp1 < 0 ? -1 : indexOf((byte) ' ', sp1 + 1, requestLine[1]);
+        if (sp1 <= requestLine[0] || sp2 < 0 || indexOf((byte) ' ', sp2 + 1, requestLine[1]) >= 0) {
+            return Request.rejected(400);
+        }
+        if (!isToken(requestLine[0], sp1)) {
+            return Request.rejected(400);
+        }
+        if (sp2 - sp1 - 1 > limits.maxTarget()) {
+            return Request.rejected(414);
+        }
+        String method = ascii(requestLine[0], sp1);
+        String target = ascii(sp1 + 1, sp2);
+        if (!validTarget(method, target)) {
+            return Request.rejected(400);
+        }
+        int minor = version(sp2 + 1, requestLine[1]);
+        if (minor == -1) {
+            return Request.rejected(400);
+        }
+        if (minor == -2) {
+            return Request.rejected(505);
+        }
+        boolean http11 = minor == 1;
+        List<Header> headers = new ArrayList<>(lines.size() - 1);
+        for (int i = 1; i < lines.size(); i++) {
+            Header h = header(lines.get(i));
+            if (h == null) {
+                return Request.rejected(400);
+            }
+            headers.add(h);
+        }
+        return withFraming(method, target, http11, headers);
+    }
+
+    /** Content-Length, Transfer-Encoding, Host, Expect and Connection: how the request is framed and ends. */
+    private Request withFraming(String method, String target, boolean http11, List<Header> headers) {
+        int hosts = 0;
+        long contentLength = -1;
+        boolean keepAlive = http11;
+        boolean close = false;
+        boolean expectContinue = false;
+        for (Header h : headers) {
+            switch (h.name()) {
+                case "host" -> hosts++;
+                case "transfer-encoding" -> {
+                    return Request.rejected(501); // chunked bodies are not taken by these samples
+                }
+                case "content-length" -> {
+                    long length = contentLength(h.value());
+                    if (length == -1 || (contentLength >= 0 && length != contentLength)) {
+                        return Request.rejected(400); // not digits, or two lengths that differ
+                    }
+                    contentLength = length;
+                }
+                case "connection" -> {
+                    for (String token : h.value().toLowerCase(Locale.ROOT).split(",")) {
+                        close |= token.strip().equals("close");
+                        keepAlive |= token.strip().equals("keep-alive");
+                    }
+                }
+                case "expect" -> {
+                    if (!h.value().equalsIgnoreCase("100-continue")) {
+                        return Request.rejected(417);
+                    }
+                    expectContinue = true;
+                }
+                default -> { }
+            }
+        }
+        if (hosts > 1 || (http11 && hosts == 0)) {
+            return Request.rejected(400); // RFC 9112 3.2: exactly one Host in HTTP/1.1
+        }
+        if (contentLength > limits.maxBody()) {
+            return Request.rejected(413);
+        }
+        Request request = new Request(method, target, http11, keepAlive && !close, headers, 0);
+        if (contentLength <= 0) {
+            return finished(request);
+        }
+        pending = request;
+        bodyLeft = contentLength;
+        continueWanted = expectContinue && http11;
+        return skipBody();
+    }
+
+    /**
+     * A Content-Length value: digits, or a list of identical values (RFC 9110 8.6). -1 when it is not that;
+     * {@link Long#MAX_VALUE} for a number too large to hold, which is past any body limit.
+     */
+    private static long contentLength(String value) {
+        long result = -1;
+        for (String element : value.split(",", -1)) {
+            String digits = element.strip();
+            if (digits.isEmpty()) {
+                return -1;
+            }
+            long n = 0;
+            for (int i = 0; i < digits.length(); i++) {
+                char c = digits.charAt(i);
+                if (c < '0' || c > '9') {
+                    return -1;
+                }
+                n = n > (Long.MAX_VALUE - 9) / 10 ? Long.MAX_VALUE : n * 10 + (c - '0');
+            }
+            if (result >= 0 && n != result) {
+                return -1;
+            }
+            result = n;
+        }
+        return result;
+    }
+
+    /** HTTP-version in [from, to): 0 or 1 for HTTP/1.0 and 1.1, -2 for another HTTP/d.d, -1 if it is none. */
+    private int version(int from, int to) {
+        if (to - from != 8 || !ascii(from, from + 5).equals("HTTP/") || buffer[from + 6] != '.'
+                || !isDigit(buffer[from + 5]) || !isDigit(buffer[from + 7])) {
+            return -1;
+        }
+        return buffer[from + 5] == '1' && buffer[from + 7] <= '1' ? buffer[from + 7] - '0' : -2;
+    }
+
+    private static boolean isDigit(byte b) {
+        return b >= '0' && b <= '9';
+    }
+
+    /** origin-form ("/path?query"), absolute-form ("http://host/path"), or "*" for OPTIONS (RFC 9112 3.2). */
+    private static boolean validTarget(String method, String target) {
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= ' ' || c >= 0x7f) {
+                return false;
+            }
+        }
+        return target.startsWith("/") || target.startsWith("http://") || target.startsWith("https://")
+                || (target.equals("*") && method.equals("OPTIONS"));
+    }
+
+    /** A field line: a token name, a colon right after it, a value of visible characters, spaces and tabs. */
+    private Header header(int[] line) {
+        int colon = indexOf((byte) ':', line[0], line[1]);
+        if (colon <= line[0] || !isToken(line[0], colon)) {
+            return null; // also a line folded onto the previous one (obs-fold), which starts with white space
+        }
+        int from = colon + 1;
+        int to = line[1];
+        while (from < to && (buffer[from] == ' ' || buffer[from] == '\t')) {
+            from++;
+        }
+        while (to > from && (buffer[to - 1] == ' ' || buffer[to - 1] == '\t')) {
+            to--;
+        }
         for (int i = from; i < to; i++) {
-            if (buffer[i] == c) {
+            int b = buffer[i] & 0xff;
+            if ((b < 0x20 && b != '\t') || b == 0x7f) {
+                return null;
+            }
+        }
+        return new Header(ascii(line[0], colon).toLowerCase(Locale.ROOT), ascii(from, to));
+    }
+
+    /** The head's lines as [from, to) without their line ends, up to the empty line; null if a CR stands alone. */
+    private List<int[]> lines(int from, int headEnd) {
+        List<int[]> lines = new ArrayList<>();
+        int lineStart = from;
+        for (int i = from; i < headEnd; i++) {
+            if (buffer[i] == '\n') {
+                int lineEnd = i > lineStart && buffer[i - 1] == '\r' ? i - 1 : i;
+                if (lineEnd == lineStart) {
+                    break; // the empty line
+                }
+                if (indexOf((byte) '\r', lineStart, lineEnd) >= 0) {
+                    return null;
+                }
+                lines.add(new int[] {lineStart, lineEnd});
+                lineStart = i + 1;
+            }
+        }
+        return lines;
+    }
+
+    /** tchar (RFC 9110 5.6.2): letters, digits and !#$%&'*+-.^_`|~. */
+    private boolean isToken(int from, int to) {
+        if (from >= to) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            int c = buffer[i] & 0xff;
+            boolean alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int indexOf(byte b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (buffer[i] == b) {
                 return i;
             }
         }
         return -1;
-    }
-
-    private boolean startsWith(int at, String prefix) {
-        if (at + prefix.length() > end) {
-            return false;
-        }
-        for (int i = 0; i < prefix.length(); i++) {
-            if (buffer[at + i] != prefix.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether the header name in [from, to) is {@code lowerCaseName}, ignoring case. */
-    private boolean nameIs(int from, int to, String lowerCaseName) {
-        if (to - from != lowerCaseName.length()) {
-            return false;
-        }
-        for (int i = 0; i < lowerCaseName.length(); i++) {
-            if (Character.toLowerCase((char) buffer[from + i]) != lowerCaseName.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private String ascii(int from, int to) {
         return new String(buffer, from, to - from, StandardCharsets.ISO_8859_1);
-    }
-
-    private int indexOfBlankLine() {
-        for (int i = start; i + 3 < end; i++) {
-            if (buffer[i] == '\r' && buffer[i + 1] == '\n' && buffer[i + 2] == '\r' && buffer[i + 3] == '\n') {
-                return i;
-            }
-        }
-        return -1;
     }
 }

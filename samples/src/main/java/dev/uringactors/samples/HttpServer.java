@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import com.typesafe.config.Config;
 import dev.uringactors.actors.TcpProtocol.Ack;
 import dev.uringactors.actors.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.TcpProtocol.CommandFailed;
@@ -12,42 +13,78 @@ import dev.uringactors.actors.TcpProtocol.Register;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.util.ByteString;
 import org.apache.pekko.util.ByteStringBuilder;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An HTTP/1.1 "hello world" server on the TCP actor protocol: keep-alive, pipelining (every complete request in
- * what arrived is answered, in order, with one write), {@code Connection: close} and HTTP/1.0 honoured. Each
- * connection's handler runs on the connection's ring and writes through an {@link AckedWriter}.
+ * An HTTP/1.1 "hello world" server on the TCP actor protocol. Requests are parsed to RFC 9112
+ * ({@link HttpRequestParser}): keep-alive, pipelining (every complete request in what arrived is answered, in
+ * order, with one write), {@code Connection: close}, HTTP/1.0, {@code Expect: 100-continue}, HEAD, and the
+ * limits and timeouts of {@code samples.http}. Each connection's handler runs on the connection's ring and
+ * writes through an {@link AckedWriter}.
  */
 final class HttpServer {
     private static final byte[] HELLO = "Hello, world!\n".getBytes(StandardCharsets.US_ASCII);
-    private static final ByteString OK_KEEP_ALIVE = response(200, "OK", HELLO, true);
-    private static final ByteString OK_CLOSE = response(200, "OK", HELLO, false);
+    private static final byte[] NOT_FOUND = "not found\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NONE = new byte[0];
+    private static final ByteString OK_KEEP_ALIVE = response(200, "OK", HELLO, "");
+    private static final ByteString CONTINUE = ByteString.fromString("HTTP/1.1 100 Continue\r\n\r\n");
+    /** Methods this server answers; others that HTTP defines get 405, the rest 501. */
+    private static final String ALLOW = "GET, HEAD, POST";
+    private static final Set<String> OTHER_KNOWN_METHODS = Set.of("PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+            "PATCH");
 
     private HttpServer() {
     }
 
-    static ByteString response(int status, String reason, byte[] body, boolean keepAlive) {
+    /** A response; {@code extraHeaders} are whole header lines, each ending in CRLF. */
+    static ByteString response(int status, String reason, byte[] body, String extraHeaders) {
         String head = "HTTP/1.1 " + status + " " + reason + "\r\nServer: uring-actors\r\n"
-                + "Content-Type: text/plain\r\nContent-Length: " + body.length + "\r\n"
-                + (keepAlive ? "" : "Connection: close\r\n") + "\r\n";
+                + "Content-Type: text/plain\r\nContent-Length: " + body.length + "\r\n" + extraHeaders + "\r\n";
         return ByteString.fromString(head, StandardCharsets.US_ASCII).concat(ByteString.fromArray(body));
     }
 
     private static ByteString answer(HttpRequestParser.Request request) {
-        return switch (request.errorStatus()) {
-            case 0 -> !request.target().equals("/") && !request.target().startsWith("/?")
-                    ? response(404, "Not Found", "not found\n".getBytes(StandardCharsets.US_ASCII),
-                    request.keepAlive())
-                    : request.keepAlive() ? OK_KEEP_ALIVE : OK_CLOSE;
-            case 431 -> response(431, "Request Header Fields Too Large", new byte[0], false);
-            case 501 -> response(501, "Not Implemented", new byte[0], false);
-            default -> response(400, "Bad Request", new byte[0], false);
+        if (request.errorStatus() != 0) {
+            return response(request.errorStatus(), reason(request.errorStatus()), NONE, "Connection: close\r\n");
+        }
+        String connection = !request.keepAlive() ? "Connection: close\r\n"
+                : request.http11() ? "" : "Connection: keep-alive\r\n"; // an HTTP/1.0 client asked to keep it
+        boolean head = request.method().equals("HEAD");
+        if (!head && !request.method().equals("GET") && !request.method().equals("POST")) {
+            boolean known = OTHER_KNOWN_METHODS.contains(request.method());
+            return response(known ? 405 : 501, known ? "Method Not Allowed" : "Not Implemented", NONE,
+                    (known ? "Allow: " + ALLOW + "\r\n" : "") + connection);
+        }
+        String path = request.target();
+        boolean hello = path.equals("/") || path.startsWith("/?");
+        if (hello && !head && connection.isEmpty()) {
+            return OK_KEEP_ALIVE;
+        }
+        ByteString full = hello ? response(200, "OK", HELLO, connection)
+                : response(404, "Not Found", NOT_FOUND, connection);
+        // HEAD: the same head (Content-Length included), no body.
+        return head ? full.take(full.size() - (hello ? HELLO.length : NOT_FOUND.length)) : full;
+    }
+
+    private static String reason(int status) {
+        return switch (status) {
+            case 400 -> "Bad Request";
+            case 408 -> "Request Timeout";
+            case 413 -> "Content Too Large";
+            case 414 -> "URI Too Long";
+            case 417 -> "Expectation Failed";
+            case 431 -> "Request Header Fields Too Large";
+            case 501 -> "Not Implemented";
+            case 505 -> "HTTP Version Not Supported";
+            default -> "Error";
         };
     }
 
@@ -57,30 +94,50 @@ final class HttpServer {
     }
 
     static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {
-        return Behaviors.setup(ctx -> {
+        return Behaviors.<Object>setup(ctx -> Behaviors.withTimers(timers -> {
+            Config http = ctx.getSystem().settings().config().getConfig("samples.http");
             // Keep the connection open when the peer shuts down its side: the last responses still go out.
-            connection.tell(new Register(ctx.getSelf(), true));
-            return new Connection(connection).behavior();
-        });
+            connection.tell(new Register(ctx.getSelf().narrow(), true));
+            return new Connection(connection, timers, new HttpRequestParser(new HttpRequestParser.Limits(
+                    http.getBytes("max-head").intValue(), http.getBytes("max-target").intValue(),
+                    http.getBytes("max-body"))), http.getDuration("head-timeout")).behavior();
+        })).narrow();
+    }
+
+    /** The request head took longer than {@code samples.http.head-timeout}. */
+    private enum HeadTimeout {
+        INSTANCE
     }
 
     /** One connection: parses what arrives, answers every complete request, closes when a request asks to. */
     private static final class Connection {
         private final ActorRef<ConnectionCommand> connection;
-        private final HttpRequestParser parser = new HttpRequestParser();
+        private final TimerScheduler<Object> timers;
+        private final HttpRequestParser parser;
+        private final Duration headTimeout;
         private final AckedWriter writer;
         private boolean closing;
 
-        Connection(ActorRef<ConnectionCommand> connection) {
+        Connection(ActorRef<ConnectionCommand> connection, TimerScheduler<Object> timers, HttpRequestParser parser,
+                   Duration headTimeout) {
             this.connection = connection;
+            this.timers = timers;
+            this.parser = parser;
+            this.headTimeout = headTimeout;
             this.writer = new AckedWriter(connection);
         }
 
-        Behavior<Event> behavior() {
-            return Behaviors.receive(Event.class)
+        Behavior<Object> behavior() {
+            return Behaviors.receive(Object.class)
                     .onMessage(Received.class, this::received)
                     .onMessage(Ack.class, a -> {
                         writer.acknowledged(a);
+                        return Behaviors.same();
+                    })
+                    .onMessage(HeadTimeout.class, t -> {
+                        if (!closing) {
+                            close(response(408, reason(408), NONE, "Connection: close\r\n"));
+                        }
                         return Behaviors.same();
                     })
                     .onMessage(CommandFailed.class, f -> {
@@ -88,32 +145,51 @@ final class HttpServer {
                         return Behaviors.same();
                     })
                     .onMessage(PeerClosed.class, p -> {
-                        closing = true;
-                        writer.closeWhenWritten();
+                        close(ByteString.emptyByteString());
                         return Behaviors.same();
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
                     .build();
         }
 
-        private Behavior<Event> received(Received r) {
+        private Behavior<Object> received(Received r) {
             if (closing) {
                 return Behaviors.same();
             }
             parser.append(r.data().toArrayUnsafe());
             ByteStringBuilder out = new ByteStringBuilder();
             HttpRequestParser.Request request;
-            while (!closing && (request = parser.next()) != null) {
+            while ((request = parser.next()) != null) {
                 out.append(answer(request));
                 closing = !request.keepAlive();
+            }
+            if (parser.takeContinueWanted()) {
+                out.append(CONTINUE);
+            }
+            if (closing) {
+                close(out.result());
+                return Behaviors.same();
             }
             if (out.length() > 0) {
                 writer.write(out.result());
             }
-            if (closing) {
-                writer.closeWhenWritten();
+            // Only a head that stays incomplete starts the clock: a whole head in one read costs no timer.
+            if (!parser.inPartialHead()) {
+                timers.cancel(HeadTimeout.INSTANCE);
+            } else if (!timers.isTimerActive(HeadTimeout.INSTANCE)) {
+                timers.startSingleTimer(HeadTimeout.INSTANCE, headTimeout);
             }
             return Behaviors.same();
+        }
+
+        /** Sends {@code last} (may be empty) after everything before it, then closes. */
+        private void close(ByteString last) {
+            closing = true;
+            timers.cancelAll();
+            if (!last.isEmpty()) {
+                writer.write(last);
+            }
+            writer.closeWhenWritten();
         }
     }
 }

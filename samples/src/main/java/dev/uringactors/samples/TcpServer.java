@@ -7,12 +7,17 @@ import dev.uringactors.actors.TcpProtocol.Connected;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.TcpSocketOptions;
 import dev.uringactors.actors.UringTcp;
+import com.typesafe.config.Config;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -27,7 +32,12 @@ final class TcpServer {
     static Behavior<Event> bind(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
                                 Function<ActorRef<ConnectionCommand>, Behavior<Event>> connectionHandler) {
         return Behaviors.setup(ctx -> {
-            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address));
+            // samples.idle-timeout: a connection that stays silent is closed (the library's default is never).
+            Config config = ctx.getSystem().settings().config();
+            Optional<Duration> idle = config.getString("samples.idle-timeout").equals("infinite")
+                    ? Optional.empty() : Optional.of(config.getDuration("samples.idle-timeout"));
+            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address, 0, false,
+                    TcpSocketOptions.of(List.of(), idle)));
             UringExtension uring = UringExtension.get(ctx.getSystem());
             return Behaviors.receive(Event.class)
                     .onMessage(Bound.class, b -> {

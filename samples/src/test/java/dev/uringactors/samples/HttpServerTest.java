@@ -30,7 +30,7 @@ class HttpServerTest {
 
     @BeforeAll
     void start() throws Exception {
-        running = RunningServer.start(HttpServer::create);
+        running = RunningServer.start(HttpServer::create, "samples.http.head-timeout = 1s");
         server = running.address;
     }
 
@@ -85,7 +85,7 @@ class HttpServerTest {
 
     @Test
     void connectionCloseIsHonouredAfterTheResponse() throws Exception {
-        String response = exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n" + GET);
+        String response = exchange("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + GET);
         assertEquals(1, count(response, "HTTP/1.1 200"), "nothing after the closing request: " + response);
         assertTrue(response.contains("Connection: close"));
     }
@@ -99,7 +99,7 @@ class HttpServerTest {
 
     @Test
     void aBodyWithContentLengthIsSkippedAndTheNextRequestAnswered() throws Exception {
-        String response = exchange("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello" + GET);
+        String response = exchange("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello" + GET);
         assertEquals(2, count(response, "200 OK"), response);
     }
 
@@ -107,7 +107,10 @@ class HttpServerTest {
     void malformedRequestsGetAnErrorStatusAndAClose() throws Exception {
         assertTrue(exchange("NONSENSE\r\n\r\n").startsWith("HTTP/1.1 400 Bad Request"));
         assertTrue(exchange("GET / HTTP/1.1\r\nX: " + "y".repeat(9000)).startsWith("HTTP/1.1 431"));
-        assertTrue(exchange("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").startsWith("HTTP/1.1 501"));
+        assertTrue(exchange("GET / HTTP/1.1\r\nX: " + "y".repeat(9000) + "\r\n\r\n").startsWith("HTTP/1.1 431"),
+                "a head over the limit that arrives whole");
+        assertTrue(exchange("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .startsWith("HTTP/1.1 501"));
     }
 
     @Test
@@ -115,12 +118,98 @@ class HttpServerTest {
         HttpRequestParser parser = new HttpRequestParser();
         parser.append("GET / HT".getBytes(StandardCharsets.US_ASCII));
         assertNull(parser.next());
-        parser.append("TP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+        parser.append("TP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
         HttpRequestParser.Request first = parser.next();
         assertEquals("/", first.target());
         assertTrue(first.keepAlive());
         assertNull(parser.next());
         parser.append("\r\n".getBytes(StandardCharsets.US_ASCII));
         assertEquals("/a", parser.next().target());
+    }
+
+    /** Requests, one connection each, until a new connection is served: the rings are answering. */
+    private void assertStillServing() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            assertTrue(exchange(GET).startsWith("HTTP/1.1 200 OK"));
+        }
+    }
+
+    @Test
+    void aContentLengthThatWrapsALongIsRefusedAndTheRingsGoOnServing() throws Exception {
+        for (String length : new String[] {"9223372036854775743", "9223372036854775807", "1" + "0".repeat(30)}) {
+            String response = exchange("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: " + length + "\r\n\r\n" + GET);
+            assertTrue(response.startsWith("HTTP/1.1 413 Content Too Large"), response);
+            assertEquals(1, count(response, "HTTP/1.1 "), "one answer, then the close: " + response);
+        }
+        assertStillServing();
+    }
+
+    @Test
+    void aTenMegabyteBodyIsRefusedFromItsHeadWithoutBeingRead() throws Exception {
+        try (Socket s = new Socket(server.getAddress(), server.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10000000\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            // Answered before a byte of the body was sent: nothing of it is buffered.
+            String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertTrue(response.startsWith("HTTP/1.1 413 Content Too Large"), response);
+            assertTrue(response.contains("Connection: close"));
+        }
+        assertStillServing();
+    }
+
+    @Test
+    void rfc9112AnswersSeenFromAClient() throws Exception {
+        String head = exchange("HEAD / HTTP/1.1\r\nHost: t\r\n\r\n");
+        assertTrue(head.startsWith("HTTP/1.1 200 OK") && head.contains("Content-Length: 14"), head);
+        assertTrue(head.endsWith("\r\n\r\n"), "HEAD gets no body: " + head);
+        assertTrue(exchange("get / HTTP/1.1\r\nHost: t\r\n\r\n").startsWith("HTTP/1.1 501"), "methods are case-sensitive");
+        assertTrue(exchange("M".repeat(4000) + " / HTTP/1.1\r\nHost: t\r\n\r\n").startsWith("HTTP/1.1 501"));
+        String put = exchange("PUT / HTTP/1.1\r\nHost: t\r\n\r\n");
+        assertTrue(put.startsWith("HTTP/1.1 405") && put.contains("Allow: GET, HEAD, POST"), put);
+        assertTrue(exchange("GET / HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 400"), "no Host");
+        assertTrue(exchange("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n").startsWith("HTTP/1.1 400"), "two");
+        assertTrue(exchange("G\u0001T / HTTP/1.1\r\nHost: t\r\n\r\n").startsWith("HTTP/1.1 400"));
+        assertTrue(exchange("GET / HTTP/1.9\r\nHost: t\r\n\r\n").startsWith("HTTP/1.1 505"));
+        assertTrue(exchange("GET / HTTP/1.1\nHost: t\n\n").startsWith("HTTP/1.1 200 OK"), "bare LF line ends");
+        assertTrue(exchange("GET /" + "a".repeat(5000) + " HTTP/1.1\r\nHost: t\r\n\r\n").startsWith("HTTP/1.1 414"));
+        assertTrue(exchange("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab")
+                .startsWith("HTTP/1.1 400"), "two lengths");
+        String keepAlive10 = exchange("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+        assertTrue(keepAlive10.contains("Connection: keep-alive"), keepAlive10);
+        String both = exchange("GET / HTTP/1.1\r\nHost: t\r\nConnection: keep-alive, close\r\n\r\n" + GET);
+        assertEquals(1, count(both, "HTTP/1.1 200"), "close wins: " + both);
+    }
+
+    @Test
+    void expectContinueGetsAHundredContinueBeforeTheBodyIsSent() throws Exception {
+        try (Socket s = new Socket(server.getAddress(), server.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("POST / HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            assertEquals("HTTP/1.1 100 Continue\r\n\r\n", new String(in.readNBytes(25), StandardCharsets.US_ASCII));
+            s.getOutputStream().write("hello".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("HTTP/1.1 200 OK", new String(in.readNBytes(15), StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
+    void aSlowlorisIsAnswered408AndClosedWhileOthersAreServed() throws Exception {
+        try (Socket slow = new Socket(server.getAddress(), server.getPort());
+             Socket garbage = new Socket(server.getAddress(), server.getPort())) {
+            slow.setSoTimeout(10_000);
+            garbage.setSoTimeout(10_000);
+            slow.getOutputStream().write("GET / HTTP/1.1\r\nHo".getBytes(StandardCharsets.US_ASCII));
+            garbage.getOutputStream().write("no line end, ever".getBytes(StandardCharsets.US_ASCII));
+            long start = System.nanoTime();
+            assertStillServing();
+            for (Socket s : new Socket[] {slow, garbage}) {
+                String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                assertTrue(response.startsWith("HTTP/1.1 408 Request Timeout"), response);
+            }
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(waited >= 900 && waited < 8_000, "closed after the 1 s head timeout, not " + waited + " ms");
+        }
     }
 }

@@ -23,8 +23,14 @@ final class RunningServer implements AutoCloseable {
 
     static RunningServer start(BiFunction<InetSocketAddress, CompletableFuture<InetSocketAddress>,
             Behavior<TcpProtocol.Event>> server) throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
-                .withFallback(ConfigFactory.load()));
+        return start(server, "");
+    }
+
+    /** As {@link #start(BiFunction)}, with settings ({@code config}, HOCON) over the defaults. */
+    static RunningServer start(BiFunction<InetSocketAddress, CompletableFuture<InetSocketAddress>,
+            Behavior<TcpProtocol.Event>> server, String config) throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(config)
+                .withFallback(ConfigFactory.parseString("uring.rings = 2")).withFallback(ConfigFactory.load()));
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         testKit.spawn(server.apply(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "server");
         return new RunningServer(testKit, bound.get(10, TimeUnit.SECONDS));
