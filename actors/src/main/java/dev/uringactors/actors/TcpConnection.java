@@ -433,11 +433,19 @@ final class TcpConnection {
         if (timers != null) {
             timers.cancelAll();
         }
+        cancelInFlight();
+        return closeWhenIdle();
+    }
+
+    /** Cancels every request on the socket; a send stops where it is instead of going on with the rest. */
+    private void cancelInFlight() {
+        if (sending != null) {
+            sending.stop();
+        }
         if (recv != null || sending != null) {
             loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
                     sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
         }
-        return closeWhenIdle();
     }
 
     private Behavior<ConnectionCommand> closeWhenIdle() {
@@ -460,10 +468,7 @@ final class TcpConnection {
         }
         closeIssued = true;
         if (loop.inLoop()) {
-            if (recv != null || sending != null) {
-                loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
-                        sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
-            }
+            cancelInFlight();
             loop.issuer().issue(new TcpOps.Close(fd, res -> { }));
         } else {
             Sockets.close(fd);

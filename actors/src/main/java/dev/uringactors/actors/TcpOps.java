@@ -151,6 +151,7 @@ final class TcpOps {
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
         private boolean zeroCopy;
         private boolean answered;
+        private boolean stopped;
         private int sent;
 
         Send(int fd, ByteString data, boolean zeroCopy, BufferPool pool,
@@ -193,8 +194,21 @@ final class TcpOps {
             if (!CqeFlags.isFinal(flags) || answered) {
                 return true; // the notification is still to come, or all is sent or failed
             }
+            if (stopped) {
+                answer(-Errno.ECANCELED); // the connection is closing: the rest is not sent
+                return true;
+            }
             zeroCopy = false; // a short send, or no zero-copy on this socket: send the rest plainly
             return false;
+        }
+
+        /**
+         * The connection is closing and has cancelled what is in flight on the socket: a short send must not
+         * go on with a new request, which that cancellation would not reach (and a peer that reads nothing
+         * would then keep the socket open for ever).
+         */
+        void stop() {
+            stopped = true;
         }
 
         private void answer(int result) {

@@ -169,8 +169,9 @@ class TcpProtocolTest {
         try (Socket client = connect(bound)) {
             Connected c = handler.expectMessageClass(Connected.class);
             c.connection().tell(new Register(handler.getRef()));
-            // The first goes, whatever its size: the queue is empty. The second would wait behind it: refused.
-            c.connection().tell(Write.of(ByteString.fromArray(new byte[100 * 1024])));
+            // The first goes, whatever its size: the queue is empty. It cannot finish while the client reads
+            // nothing (more than the socket buffers hold). The second would wait behind it: refused.
+            c.connection().tell(Write.of(ByteString.fromArray(new byte[32 << 20])));
             Write tooBig = Write.of(ByteString.fromArray(new byte[100 * 1024]));
             c.connection().tell(tooBig);
             CommandFailed failed = handler.expectMessageClass(CommandFailed.class);
