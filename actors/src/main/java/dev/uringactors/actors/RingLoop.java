@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
@@ -28,10 +29,15 @@ import java.util.function.BooleanSupplier;
 final class RingLoop implements Executor {
     private static final Logger log = LoggerFactory.getLogger(RingLoop.class);
     private static final VarHandle PARKED;
+    private static final VarHandle TASKS_STARTED;
+    private static final VarHandle RUNNING;
 
     static {
         try {
-            PARKED = MethodHandles.lookup().findVarHandle(RingLoop.class, "parked", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PARKED = lookup.findVarHandle(RingLoop.class, "parked", boolean.class);
+            TASKS_STARTED = lookup.findVarHandle(RingLoop.class, "tasksStarted", long.class);
+            RUNNING = lookup.findVarHandle(RingLoop.class, "running", Runnable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -55,6 +61,15 @@ final class RingLoop implements Executor {
     private WaitStrategy waitStrategy;
     private long turns;
     private long tasksRun;
+    /**
+     * For the stuck-task watchdog, written with opaque stores (plain stores on x86): tasks started so far, and the
+     * one running now (null between tasks). A count that stands still under a running task means it is stuck.
+     */
+    @SuppressWarnings("unused") // accessed through TASKS_STARTED
+    private long tasksStarted;
+    @SuppressWarnings("unused") // accessed through RUNNING
+    private Runnable running;
+    private final AtomicLong stuckTasks = new AtomicLong();
 
     RingLoop(int index, UringSettings settings, int attachWqFd) {
         this.index = index;
@@ -157,15 +172,43 @@ final class RingLoop implements Executor {
                 break;
             }
             ran++;
+            TASKS_STARTED.setOpaque(this, tasksRun + ran);
+            RUNNING.setOpaque(this, task);
             try {
                 task.run();
             } catch (Throwable t) {
                 // Fatal errors escape Pekko's Mailbox.run; the ring thread must survive them.
                 log.error("task on ring {} failed", index, t);
             }
+            RUNNING.setOpaque(this, (Runnable) null);
         }
         tasksRun += ran;
         return ran;
+    }
+
+    /** For the watchdog, from any thread: how many tasks have started so far. */
+    long tasksStarted() {
+        return (long) TASKS_STARTED.getOpaque(this);
+    }
+
+    /** For the watchdog, from any thread: the task running now, or null. */
+    Runnable runningTask() {
+        return (Runnable) RUNNING.getOpaque(this);
+    }
+
+    /** The loop thread, whose stack the watchdog logs. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** The watchdog found a task that ran too long. */
+    void countStuckTask() {
+        stuckTasks.incrementAndGet();
+    }
+
+    /** Tasks the watchdog found running too long; from any thread. */
+    long stuckTasks() {
+        return stuckTasks.get();
     }
 
     /** The issuer; use it only on this loop's thread. */
@@ -195,7 +238,8 @@ final class RingLoop implements Executor {
     RingLoopStats stats() {
         return new RingLoopStats(index, waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
-                java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+                java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
+                stuckTasks());
     }
 
     /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */

@@ -14,7 +14,8 @@ import dev.uringactors.ring.RingStats;
  * @param requestsInFlight requests waiting for their final completion
  * @param backlog requests waiting for room in the SQ
  * @param cpuTimeNanos CPU time the loop thread has used
+ * @param stuckTasks tasks that ran longer than {@code uring.dispatcher.stuck-task-warning} (each was logged)
  */
 public record RingLoopStats(int ring, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
-                            long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos) {
+                            long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks) {
 }

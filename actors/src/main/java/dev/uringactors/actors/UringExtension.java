@@ -37,6 +37,7 @@ public final class UringExtension implements Extension {
     private final List<ActorRef<Command>> rings = new ArrayList<>();
     private final AtomicInteger nextRing = new AtomicInteger();
     private CompletableFuture<Done> shutdown;
+    private StuckTaskWatchdog watchdog;
 
     private UringExtension(ActorSystem<?> system) {
         this.settings = UringSettings.from(system.settings().config());
@@ -72,6 +73,7 @@ public final class UringExtension implements Extension {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
             throw e;
         }
+        watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-close-rings", this::shutdown);
     }
@@ -111,6 +113,9 @@ public final class UringExtension implements Extension {
     /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
     public synchronized CompletionStage<Done> shutdown() {
         if (shutdown == null) {
+            if (watchdog != null) {
+                watchdog.close();
+            }
             CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
             shutdown = CompletableFuture.allOf(stops).thenApply(v -> {
                 loopKeys.forEach(RingLoopExecutorConfigurator::unregister);

@@ -78,4 +78,34 @@ class RingLoopEdgesTest {
             testKit.shutdownTestKit();
         }
     }
+
+    @Test
+    void aTaskThatRunsTooLongIsReportedOnceAndQuickOnesNever() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, dispatcher.stuck-task-warning = 100ms }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            RingLoop loop = uring.loop(0);
+            var busy = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<Long>receiveMessage(millis -> {
+                Thread.sleep(millis); // a handler that blocks, and so holds the ring thread
+                return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+            }), "busy", uring.dispatcher(0));
+            for (int i = 0; i < 1000; i++) {
+                busy.tell(0L); // quick ones
+            }
+            var stats = testKit.<RingLoopStats>createTestProbe();
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+            assertEquals(0, stats.receiveMessage(Duration.ofSeconds(10)).stuckTasks(), "quick tasks are no incident");
+            busy.tell(2_000L);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (loop.stuckTasks() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, loop.stuckTasks(), "reported while it runs");
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef())); // answered once the busy task is over
+            assertEquals(1, stats.receiveMessage(Duration.ofSeconds(10)).stuckTasks(), "one report for one incident");
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
 }

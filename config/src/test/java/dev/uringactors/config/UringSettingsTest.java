@@ -41,6 +41,7 @@ class UringSettingsTest {
         assertEquals(1 << 20, s.maxIoSize());
         assertEquals(64, s.dispatcherThroughput());
         assertEquals(256, s.tasksPerTurn());
+        assertEquals(Duration.ofSeconds(1), s.stuckTaskWarning());
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
@@ -113,6 +114,7 @@ class UringSettingsTest {
             buffers.max-io-size       | big            | a size such as 64 KiB
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
+            dispatcher.stuck-task-warning | 1ms        | a duration from PT0.01S
             shutdown-timeout          | 0s             | a duration from PT0.001S
             request-timeout           | soon           | a duration such as 10ms
             supervision.max-restarts  | -1             | whole number from 0 to 1000
