@@ -190,7 +190,7 @@ public final class UringTcp implements Extension {
                 }
                 b.options().applyTo(fd);
             }
-        } catch (UringException e) {
+        } catch (UringException | IllegalArgumentException e) { // a kernel's refusal, an unresolved address
             fds.forEach(Sockets::close);
             b.handler().tell(new CommandFailed(b, e));
             return;

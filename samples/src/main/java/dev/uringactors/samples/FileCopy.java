@@ -10,19 +10,38 @@ import dev.uringactors.ring.SetupFlag;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.UringException;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * Copies a file through one ring, as liburing's io_uring-cp does: up to {@link #QUEUE_DEPTH} blocks in flight,
  * each read into its own slot of one native buffer and then written from it, in a SINGLE_ISSUER |
  * DEFER_TASKRUN ring owned by this thread. Opening, sizing (STATX), syncing and closing go through the ring too.
+ *
+ * <p>It never damages what it was given: only a regular file is copied, never onto itself (the same device and
+ * inode, through links or not), and the copy is written to a new file beside the target, which takes the
+ * target's name only once its SHA-256 matches the source's. A failure leaves the target as it was and names
+ * the operation that failed. Holes in a sparse source are filled in the copy (it reads zeros there).
  */
 final class FileCopy implements CompletionHandler {
     static final int QUEUE_DEPTH = 32;
     static final int BLOCK = 128 * 1024;
     /** user_data: the slot, with this bit for its write. */
     private static final long WRITE = 1L << 32;
+    /** user_data of a request issued and awaited alone (open, statx, fsync, close). */
+    private static final long SINGLE = 1L << 33;
     private static final int AT_EMPTY_PATH = 0x1000;
+
+    /** A copy that was made: its size and the SHA-256 that source and copy share. */
+    record Result(long bytes, String sha256) {
+    }
 
     private final Ring ring;
     private final NativeBuffer buffers;
@@ -47,20 +66,69 @@ final class FileCopy implements CompletionHandler {
         this.target = target;
     }
 
-    /** Copies {@code source} to {@code target}; returns the bytes copied. */
-    static long copy(Path source, Path target) {
+    /**
+     * Copies {@code source} to {@code target}. Throws {@link CopyRefusedException} for what it will not copy,
+     * {@link UringException} (naming the operation) or {@link IOException} for what failed; the target is then
+     * as it was.
+     */
+    static Result copy(Path source, Path target) throws IOException {
+        BasicFileAttributes attributes = Files.readAttributes(source, BasicFileAttributes.class);
+        if (!attributes.isRegularFile()) {
+            throw new CopyRefusedException(source + " is not a regular file ("
+                    + (attributes.isDirectory() ? "a directory" : "a device, FIFO or socket") + ")");
+        }
+        if (Files.exists(target) && Files.isSameFile(source, target)) {
+            throw new CopyRefusedException(source + " and " + target + " are the same file");
+        }
+        Path temporary = Files.createTempFile(target.toAbsolutePath().getParent(),
+                "." + target.getFileName(), ".copying");
+        try {
+            Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(source));
+            long bytes = copyThroughRing(source, temporary);
+            String sha256 = sha256(source);
+            String copySha256 = sha256(temporary);
+            if (!sha256.equals(copySha256)) {
+                throw new IOException("the copy's SHA-256 " + copySha256 + " differs from the source's " + sha256
+                        + " (did the source change while it was copied?)");
+            }
+            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return new Result(bytes, sha256);
+        } finally {
+            Files.deleteIfExists(temporary); // gone already when it took the target's name
+        }
+    }
+
+    private static long copyThroughRing(Path source, Path target) {
         RingOptions options = RingOptions.defaults().withEntries(2 * QUEUE_DEPTH)
                 .withFlags(SetupFlag.SINGLE_ISSUER, SetupFlag.DEFER_TASKRUN);
-        try (Ring ring = Ring.open(options);
-             NativeBuffer buffers = NativeBuffer.allocateAligned((long) QUEUE_DEPTH * BLOCK, 4096)) {
+        // The ring closes first: it waits for every request, so the kernel is done with the buffers before
+        // they are freed, even when the copy failed with writes in flight.
+        try (NativeBuffer buffers = NativeBuffer.allocateAligned((long) QUEUE_DEPTH * BLOCK, 4096);
+             Ring ring = Ring.open(options)) {
             return new FileCopy(ring, buffers, source, target).run();
         }
+    }
+
+    private static String sha256(Path file) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] chunk = new byte[1 << 16];
+            for (int n; (n = in.read(chunk)) > 0; ) {
+                digest.update(chunk, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
     }
 
     private long run() {
         in = open(source, OpFlags.O_RDONLY | OpFlags.O_CLOEXEC, 0);
         try {
-            out = open(target, OpFlags.O_WRONLY | OpFlags.O_CREAT | OpFlags.O_TRUNC | OpFlags.O_CLOEXEC, 0644);
+            out = open(target, OpFlags.O_WRONLY | OpFlags.O_TRUNC | OpFlags.O_CLOEXEC, 0);
             try {
                 size = sizeOfSource();
                 pump();
@@ -100,7 +168,7 @@ final class FileCopy implements CompletionHandler {
         }
         if (!isWrite) {
             if (res == 0) {
-                throw new IllegalStateException(source + " became shorter while it was copied");
+                throw new CopyRefusedException(source + " became shorter while it was copied");
             }
             read[slot] += res;
             writeRest(slot);
@@ -159,12 +227,23 @@ final class FileCopy implements CompletionHandler {
         }
     }
 
-    /** Submits the one request just prepared, waits for it, and returns its result or throws its error. */
+    /**
+     * Submits the one request just prepared, waits for it, and returns its result or throws its error. After a
+     * failed copy, completions of the copy's own requests may still arrive: they are not this request's answer.
+     */
     private int single(Sqe prepared, Opcode op, Path path) {
-        prepared.userData(0);
-        int[] result = new int[1];
-        ring.submitAndWait(1);
-        ring.reap((userData, res, flags) -> result[0] = res);
+        prepared.userData(SINGLE);
+        int[] result = {1};
+        boolean[] answered = {false};
+        while (!answered[0]) {
+            ring.submitAndWait(1);
+            ring.reap((userData, res, flags) -> {
+                if (userData == SINGLE) {
+                    result[0] = res;
+                    answered[0] = true;
+                }
+            });
+        }
         if (result[0] < 0) {
             throw UringException.ofResult(op, result[0], path.toString(), ring.setupFlags());
         }

@@ -1,126 +1,203 @@
 package dev.uringactors.samples;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.TcpProtocol;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Probe;
+import dev.uringactors.ring.Ring;
+import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.slf4j.LoggerFactory;
-import dev.uringactors.ring.UringException;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.HexFormat;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
-/** {@code java -jar samples/target/uring-samples.jar <sample> [args]}. */
+/**
+ * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line
+ * on standard error says what, and how to fix it where that is known), 2 wrong arguments (with the usage).
+ */
 public final class Main {
     private static final String USAGE = """
             usage: java -jar samples/target/uring-samples.jar <sample> [args]
-              probe                    what this kernel's io_uring supports
-              copy SOURCE TARGET       copy a file through one ring (queue depth 32, 128 KiB blocks)
+              probe                    what this kernel's io_uring supports (exit 1 if it has none)
+              copy SOURCE TARGET       copy a regular file through one ring, checked by SHA-256; the target
+                                       takes the copy only once it matches (holes of a sparse file are filled)
               echo [--port P] [--host H]   echo server (default 127.0.0.1:7007); Ctrl-C stops it
               http [--port P] [--host H]   HTTP/1.1 hello-world server (default 127.0.0.1:8080)
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
             """;
+    /** How long a server may take to bind before its start counts as failed. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+    /** What a stopping server may take beyond uring.shutdown-timeout before the process is halted. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private Main() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
         LoggerFactory.getILoggerFactory(); // before Pekko's threads log, so SLF4J need not replay their lines
-        String sample = args.length > 0 ? args[0] : "";
-        try {
-            switch (sample) {
-                case "probe" -> System.out.print(Probe.run().report());
-                case "copy" -> copy(args);
-                case "echo" -> serve("echo", args, 7007, EchoServer::create);
-                case "http" -> serve("http", args, 8080, HttpServer::create);
-                default -> usage();
-            }
-        } catch (UringException e) {
-            System.err.println("error: " + e.getMessage());
-            System.exit(1);
+        int status = run(args);
+        if (status != 0) {
+            System.exit(status); // also past threads that a failed start left behind
         }
     }
 
-    /** Runs a server until Ctrl-C (Pekko's CoordinatedShutdown closes the rings on the JVM's shutdown hook). */
-    private static void serve(String name, String[] args, int defaultPort, ServerFactory factory) throws Exception {
-        String host = option(args, "--host", "127.0.0.1");
-        int port = Integer.parseInt(option(args, "--port", String.valueOf(defaultPort)));
-        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(
-                factory.create(new InetSocketAddress(host, port), bound), "uring-" + name);
+    /** Runs a sample; returns the exit status. A server returns when it has stopped. */
+    static int run(String[] args) {
+        return run(args, system -> { });
+    }
+
+    /** As {@link #run(String[])}; a server's actor system is handed to {@code started} once it listens. */
+    static int run(String[] args, Consumer<ActorSystem<?>> started) {
+        String sample = args.length > 0 ? args[0] : "";
         try {
-            InetSocketAddress address = bound.get(30, TimeUnit.SECONDS);
+            return switch (sample) {
+                case "probe" -> probe();
+                case "copy" -> copy(args);
+                case "echo" -> serve("echo", args, 7007, EchoServer::create, started);
+                case "http" -> serve("http", args, 8080, HttpServer::create, started);
+                default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
+            };
+        } catch (UsageException e) {
+            System.err.print("error: " + e.getMessage() + "\n" + USAGE);
+            return 2;
+        } catch (UringException | CopyRefusedException | IOException | ConfigException e) {
+            System.err.println("error: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Wrong arguments: answered with the usage. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    private static int probe() {
+        Probe probe = Probe.run();
+        System.out.print(probe.report());
+        return probe.available() ? 0 : 1;
+    }
+
+    /**
+     * Runs a server until Ctrl-C or SIGTERM. Everything that can be checked before the actor system starts is:
+     * the arguments, the settings, and a ring of the configured kind. If the server has not stopped within
+     * {@code uring.shutdown-timeout} and a grace after the signal (a handler stuck in a loop, say), the process
+     * is halted, with the stacks of the ring threads in the log.
+     */
+    private static int serve(String name, String[] args, int defaultPort, ServerFactory factory,
+                             Consumer<ActorSystem<?>> started) {
+        InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
+                option(args, "--port", String.valueOf(defaultPort)));
+        Config config = ConfigFactory.load();
+        UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
+        try (Ring ring = Ring.open(settings.ringOptions(-1))) {
+            // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
+        }
+        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
+        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound), "uring-" + name,
+                config);
+        system.getWhenTerminated().thenRun(() -> bound.completeExceptionally(
+                new IllegalStateException("the server stopped while starting")));
+        try {
+            InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             int rings = UringExtension.get(system).ringCount();
             System.out.printf("%s server listening on %s:%d (%d ring%s, wait strategy %s); Ctrl-C stops it%n",
-                    name, address.getAddress().getHostAddress(), address.getPort(), rings, rings == 1 ? "" : "s",
-                    UringExtension.get(system).settings().waitStrategy().name().toLowerCase(Locale.ROOT));
-        } catch (ExecutionException e) {
+                    name, listening.getAddress().getHostAddress(), listening.getPort(), rings, rings == 1 ? "" : "s",
+                    settings.waitStrategy().name().toLowerCase(Locale.ROOT));
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
-            throw e.getCause() instanceof UringException u ? u : e;
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            System.err.println("error: " + name + " server did not start: " + (cause instanceof TimeoutException
+                    ? "not bound within " + START_TIMEOUT : cause.getMessage()));
+            return 1;
         }
-        // Ctrl-C: Pekko's shutdown hook runs CoordinatedShutdown (which closes the rings); this one reports it.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            system.getWhenTerminated().toCompletableFuture().join();
-            System.out.println(name + " server stopped");
-        }));
+        Duration deadline = settings.shutdownTimeout().plus(STOP_GRACE);
+        // Pekko's shutdown hook runs CoordinatedShutdown (which closes the rings); this one reports it, or halts.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOrHalt(name, system, deadline)));
+        started.accept(system);
         system.getWhenTerminated().toCompletableFuture().join();
+        return 0;
+    }
+
+    private static void stopOrHalt(String name, ActorSystem<?> system, Duration deadline) {
+        try {
+            system.getWhenTerminated().toCompletableFuture().get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+            System.out.println(name + " server stopped");
+        } catch (TimeoutException | ExecutionException | InterruptedException e) {
+            System.err.println("error: " + name + " server did not stop within " + deadline + "; halting. Ring threads:");
+            for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+                if (t.getKey().getName().startsWith("uring-ring-")) {
+                    System.err.println("  " + t.getKey().getName() + " (" + t.getKey().getState() + ")");
+                    for (StackTraceElement frame : t.getValue()) {
+                        System.err.println("    at " + frame);
+                    }
+                }
+            }
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        }
     }
 
     interface ServerFactory {
         Behavior<TcpProtocol.Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound);
     }
 
+    private static InetSocketAddress address(String host, String port) {
+        int number;
+        try {
+            number = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--port " + port + ": not a number");
+        }
+        if (number < 0 || number > 65535) {
+            throw new UsageException("--port " + port + ": not a port (0 to 65535)");
+        }
+        InetSocketAddress address = new InetSocketAddress(host, number);
+        if (address.isUnresolved()) {
+            throw new UsageException("--host " + host + ": no such host");
+        }
+        return address;
+    }
+
     private static String option(String[] args, String name, String fallback) {
-        for (int i = 1; i + 1 < args.length; i++) {
+        for (int i = 1; i < args.length; i++) {
             if (args[i].equals(name)) {
+                if (i + 1 == args.length) {
+                    throw new UsageException(name + " needs a value");
+                }
                 return args[i + 1];
             }
         }
         return fallback;
     }
 
-    private static void copy(String[] args) throws Exception {
+    private static int copy(String[] args) throws IOException {
         if (args.length != 3) {
-            usage();
+            throw new UsageException("copy takes SOURCE and TARGET");
         }
         Path source = Path.of(args[1]);
         Path target = Path.of(args[2]);
         long start = System.nanoTime();
-        long bytes = FileCopy.copy(source, target);
+        FileCopy.Result copied = FileCopy.copy(source, target);
         double seconds = (System.nanoTime() - start) / 1e9;
-        String a = sha256(source);
-        String b = sha256(target);
         System.out.printf(Locale.ROOT, "copied %d bytes from %s to %s in %.1f ms (%.1f MiB/s) through io_uring%n",
-                bytes, source, target, seconds * 1e3, bytes / seconds / (1 << 20));
-        System.out.println("sha-256 " + a + (a.equals(b) ? " (source and copy match)" : " != " + b + " MISMATCH"));
-        if (!a.equals(b)) {
-            System.exit(1);
-        }
-    }
-
-    private static String sha256(Path file) throws IOException, java.security.NoSuchAlgorithmException {
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] chunk = new byte[1 << 16];
-            for (int n; (n = in.read(chunk)) > 0; ) {
-                digest.update(chunk, 0, n);
-            }
-        }
-        return HexFormat.of().formatHex(digest.digest());
-    }
-
-    private static void usage() {
-        System.err.print(USAGE);
-        System.exit(2);
+                copied.bytes(), source, target, seconds * 1e3, copied.bytes() / seconds / (1 << 20));
+        System.out.println("sha-256 " + copied.sha256() + " (source and copy match)");
+        return 0;
     }
 }

@@ -12,6 +12,7 @@ import dev.uringactors.actors.UringTcp;
 import com.typesafe.config.Config;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 import java.net.InetSocketAddress;
@@ -32,27 +33,38 @@ final class TcpServer {
     static Behavior<Event> bind(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
                                 Function<ActorRef<ConnectionCommand>, Behavior<Event>> connectionHandler) {
         return Behaviors.setup(ctx -> {
-            // samples.idle-timeout: a connection that stays silent is closed (the library's default is never).
-            Config config = ctx.getSystem().settings().config();
-            Optional<Duration> idle = config.getString("samples.idle-timeout").equals("infinite")
-                    ? Optional.empty() : Optional.of(config.getDuration("samples.idle-timeout"));
-            UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address, 0, false,
-                    TcpSocketOptions.of(List.of(), idle)));
-            UringExtension uring = UringExtension.get(ctx.getSystem());
-            return Behaviors.receive(Event.class)
-                    .onMessage(Bound.class, b -> {
-                        bound.complete(b.localAddress());
-                        return Behaviors.same();
-                    })
-                    .onMessage(CommandFailed.class, f -> {
-                        bound.completeExceptionally(f.cause());
-                        return Behaviors.stopped();
-                    })
-                    .onMessage(Connected.class, c -> {
-                        ctx.spawnAnonymous(connectionHandler.apply(c.connection()), uring.dispatcher(c.ring()));
-                        return Behaviors.same();
-                    })
-                    .build();
+            try {
+                return listening(ctx, address, bound, connectionHandler);
+            } catch (RuntimeException e) { // e.g. the rings could not start: say why, rather than time out
+                bound.completeExceptionally(e);
+                throw e;
+            }
         });
+    }
+
+    private static Behavior<Event> listening(ActorContext<Event> ctx, InetSocketAddress address,
+                                             CompletableFuture<InetSocketAddress> bound,
+                                             Function<ActorRef<ConnectionCommand>, Behavior<Event>> connectionHandler) {
+        // samples.idle-timeout: a connection that stays silent is closed (the library's default is never).
+        Config config = ctx.getSystem().settings().config();
+        Optional<Duration> idle = config.getString("samples.idle-timeout").equals("infinite")
+                ? Optional.empty() : Optional.of(config.getDuration("samples.idle-timeout"));
+        UringTcp.get(ctx.getSystem()).manager().tell(new Bind(ctx.getSelf(), address, 0, false,
+                TcpSocketOptions.of(List.of(), idle)));
+        UringExtension uring = UringExtension.get(ctx.getSystem());
+        return Behaviors.receive(Event.class)
+                .onMessage(Bound.class, b -> {
+                    bound.complete(b.localAddress());
+                    return Behaviors.same();
+                })
+                .onMessage(CommandFailed.class, f -> {
+                    bound.completeExceptionally(f.cause());
+                    return Behaviors.stopped();
+                })
+                .onMessage(Connected.class, c -> {
+                    ctx.spawnAnonymous(connectionHandler.apply(c.connection()), uring.dispatcher(c.ring()));
+                    return Behaviors.same();
+                })
+                .build();
     }
 }

@@ -1,0 +1,106 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.ring.RequiresIoUring;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The samples as processes: failures to start end them at once with one clear line; SIGTERM always ends them. */
+@ExtendWith(RequiresIoUring.class)
+class ProcessFailuresTest {
+    /** A JVM running {@code mainClass} with this test's class path; output and errors together. */
+    private static Process java(String mainClass, List<String> jvmOptions, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static String output(Process p) throws Exception {
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "a port that is no number    | -Dx=1 | http --port abc | 2 | --port abc: not a number",
+        "a host that does not exist  | -Dx=1 | http --host no.such.host.invalid | 2 | no such host",
+        "a bad setting               | -During.wait-strategy=spin | http --port 0 | 1 | uring.wait-strategy",
+        "a ring the kernel refuses   | -During.defer-taskrun=off -During.sqpoll.enabled=on -During.sqpoll.cpu=4095"
+                + " | http --port 0 | 1 | io_uring_setup: EINVAL",
+        "a sample that does not exist | -Dx=1 | serve | 2 | no sample serve",
+    })
+    void aServerThatCannotStartSaysWhyAtOnce(String what, String jvmOptions, String args, int status,
+                                            String message) throws Exception {
+        long start = System.nanoTime();
+        Process p = java(Main.class.getName(), List.of(jvmOptions.split(" ")), args.split(" "));
+        String out = output(p);
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS), what);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(status, p.exitValue(), what + ": " + out);
+        assertTrue(out.contains("error: ") && out.contains(message), what + ": " + out);
+        // The JVM's own start takes most of it; the sample adds a fraction of a second.
+        assertTrue(millis < 5_000, what + " took " + millis + " ms");
+    }
+
+    @Test
+    void sigtermEndsTheProcessEvenWithAHandlerStuckOnARing() throws Exception {
+        Process p = java(StuckHandlerMain.class.getName(), List.of("-During.rings=1", "-During.shutdown-timeout=1s"),
+                "http", "--port", "0");
+        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        for (String line; (line = lines.readLine()) != null && !line.contains("stuck handler running"); ) {
+            seen.append(line).append('\n');
+        }
+        long start = System.nanoTime();
+        // SIGTERM, as Ctrl-C or a service manager sends it (Process.destroy would also close our end of its output)
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(p.pid())).start().waitFor());
+        String rest = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), "ended after SIGTERM: " + seen + rest);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 1_000 + 5_000 + 3_000, "within the shutdown timeout and its grace: " + millis + " ms");
+        assertTrue(rest.contains("did not stop within") && rest.contains("uring-ring-0"), rest);
+        assertEquals(1, p.exitValue());
+    }
+
+    @Test
+    void probeExitsOneWhenIoUringIsDisabled() throws Exception {
+        Process available = java(Main.class.getName(), List.of("-Dx=1"), "probe");
+        String out = output(available);
+        assertTrue(available.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(0, available.exitValue(), out);
+
+        Path sysctl = Path.of("/proc/sys/kernel/io_uring_disabled");
+        String before = Files.readString(sysctl).strip();
+        try {
+            Files.writeString(sysctl, "2"); // io_uring off for every process, root too
+        } catch (IOException e) {
+            assumeTrue(false, "cannot switch io_uring off here to see probe fail (" + e.getMessage() + ")");
+        }
+        try {
+            Process disabled = java(Main.class.getName(), List.of("-Dx=1"), "probe");
+            String report = output(disabled);
+            assertTrue(disabled.waitFor(10, TimeUnit.SECONDS));
+            assertEquals(1, disabled.exitValue(), report);
+            assertTrue(report.contains("io_uring is NOT available"), report);
+        } finally {
+            Files.writeString(sysctl, before);
+        }
+    }
+}
