@@ -55,8 +55,8 @@ class ProcessFailuresTest {
         long millis = (System.nanoTime() - start) / 1_000_000;
         assertEquals(status, p.exitValue(), what + ": " + out);
         assertTrue(out.contains("error: ") && out.contains(message), what + ": " + out);
-        // The JVM's own start takes most of it; the sample adds a fraction of a second.
-        assertTrue(millis < 5_000, what + " took " + millis + " ms");
+        // Measured from the launch: the JVM's own start is most of it.
+        assertTrue(millis < 2_000, what + " took " + millis + " ms");
     }
 
     @Test
