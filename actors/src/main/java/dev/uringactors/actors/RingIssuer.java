@@ -10,6 +10,7 @@ import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.RingStats;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.UserData;
+import dev.uringactors.ring.wait.CompletionForecast;
 import dev.uringactors.ring.wait.WaitStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,9 +58,16 @@ final class RingIssuer implements CompletionHandler {
     /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
     private boolean draining;
 
-    /** {@code polledOptions} sets up the IOPOLL companion ring, or is null for none. */
+    /** File requests in flight and their completion times, for a polling wait strategy; null when none polls. */
+    private final DueCompletions due;
+
+    /**
+     * {@code polledOptions} sets up the IOPOLL companion ring, or is null for none; {@code forecastWindow} > 0
+     * times file requests for a polling wait strategy, with that many samples per estimate.
+     */
     RingIssuer(RingOptions options, RingOptions polledOptions, EventFd wakeFd, int maxIoSize, int recvBufferCount,
-               int recvBufferSize) {
+               int recvBufferSize, int forecastWindow) {
+        this.due = forecastWindow > 0 ? new DueCompletions(forecastWindow) : null;
         this.options = options;
         this.polledOptions = polledOptions;
         this.wakeFd = wakeFd;
@@ -166,6 +174,9 @@ final class RingIssuer implements CompletionHandler {
         try {
             op.prepare(sqe);
             sqe.userData(op.userData);
+            if (due != null && op.latencyKind() >= 0) {
+                due.submitted(op, System.nanoTime()); // submitted with this turn's io_uring_enter
+            }
         } catch (RuntimeException e) {
             sqe.prepNop().userData(DISCARDED); // the SQE is taken: it must hold something harmless
             slots.remove(op.userData);
@@ -209,7 +220,7 @@ final class RingIssuer implements CompletionHandler {
         if (polledBusy()) {
             submit();
         } else {
-            guarded(() -> strategy.submitAndWait(ring, wakeup));
+            guarded(() -> strategy.submitAndWait(ring, wakeup, due != null ? due : CompletionForecast.NONE));
         }
     }
 
@@ -242,6 +253,9 @@ final class RingIssuer implements CompletionHandler {
         RingOp op = slots.get(userData);
         if (op == null) {
             return; // DISCARDED, the drain's own cancel, or a stale user_data
+        }
+        if (op.submittedAt >= 0 && CqeFlags.isFinal(flags) && !draining) {
+            due.completed(op, System.nanoTime());
         }
         boolean done;
         try {
@@ -303,6 +317,9 @@ final class RingIssuer implements CompletionHandler {
             op.release();
         }
         backlog.clear();
+        if (due != null) {
+            due.clear();
+        }
         for (RingOp op : slots.all()) {
             op.fail(cause);
         }

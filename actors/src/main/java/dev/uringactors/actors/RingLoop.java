@@ -125,7 +125,8 @@ final class RingLoop implements Executor {
         try {
             issuer = new RingIssuer(settings.ringOptions(attachWqFd),
                     settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(),
-                    wakeFd, settings.maxIoSize(), settings.tcp().recvBuffers(), settings.tcp().recvBufferSize());
+                    wakeFd, settings.maxIoSize(), settings.tcp().recvBuffers(), settings.tcp().recvBufferSize(),
+                    settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
@@ -239,7 +240,7 @@ final class RingLoop implements Executor {
         return new RingLoopStats(index, waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
                 java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
-                stuckTasks());
+                stuckTasks(), waitStrategy.stats());
     }
 
     /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */

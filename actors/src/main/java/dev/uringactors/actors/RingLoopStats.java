@@ -1,6 +1,7 @@
 package dev.uringactors.actors;
 
 import dev.uringactors.ring.RingStats;
+import dev.uringactors.ring.wait.WaitStats;
 
 /**
  * What one ring's loop has done.
@@ -15,7 +16,9 @@ import dev.uringactors.ring.RingStats;
  * @param backlog requests waiting for room in the SQ
  * @param cpuTimeNanos CPU time the loop thread has used
  * @param stuckTasks tasks that ran longer than {@code uring.dispatcher.stuck-task-warning} (each was logged)
+ * @param waitStats where a polling wait strategy's time went (sleeps and what they cost, spinning, blocking)
  */
 public record RingLoopStats(int ring, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
-                            long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks) {
+                            long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks,
+                            WaitStats waitStats) {
 }

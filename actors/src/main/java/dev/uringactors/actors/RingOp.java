@@ -18,10 +18,21 @@ abstract class RingOp {
     /** The slot the issuer keeps this op in while it is queued or in flight. */
     long userData;
 
+    /** When a timed op was put in the SQ ({@link DueCompletions}); -1 when it is not in flight. */
+    long submittedAt = -1;
+
     abstract Opcode opcode();
 
     /** Fills the SQE (the issuer sets user_data). Must not throw once the arguments were checked. */
     abstract void prepare(Sqe sqe);
+
+    /**
+     * The kind of request whose completion time a polling wait strategy may expect (an {@link Opcode} ordinal),
+     * or -1 for ops that complete when something happens outside (a socket receive, a timeout).
+     */
+    int latencyKind() {
+        return -1;
+    }
 
     /** Whether the op goes to the IOPOLL companion ring. */
     boolean polled() {

@@ -148,6 +148,12 @@ final class RingOps {
             return file.polled();
         }
 
+        /** A file read or write completes in a time a waiting strategy can learn; a polled one is polled anyway. */
+        @Override
+        int latencyKind() {
+            return file.polled() ? -1 : opcode().ordinal();
+        }
+
         @Override
         String target() {
             return file.path().toString();

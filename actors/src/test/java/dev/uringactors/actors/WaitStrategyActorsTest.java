@@ -55,4 +55,42 @@ class WaitStrategyActorsTest {
         assertTrue(hybrid < classic / 2, "ring-thread CPU: hybrid " + hybrid / 1_000_000 + " ms, classic "
                 + classic / 1_000_000 + " ms");
     }
+
+    /**
+     * A socket receive may wait for minutes: hybrid must not spin for it. With 100 idle connections (100 multishot
+     * receives in flight, plus the wake-up read) the ring thread should sleep in the kernel.
+     */
+    @Test
+    void hybridDoesNotSpinForIdleConnections() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, wait-strategy = hybrid }").withFallback(ConfigFactory.load()));
+        java.util.List<java.net.Socket> clients = new java.util.ArrayList<>();
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            TestProbe<TcpProtocol.Event> handler = testKit.createTestProbe();
+            UringTcp.get(testKit.system()).manager().tell(new TcpProtocol.Bind(handler.getRef(),
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)));
+            TcpProtocol.Bound bound = handler.expectMessageClass(TcpProtocol.Bound.class);
+            for (int i = 0; i < 100; i++) {
+                clients.add(new java.net.Socket(bound.localAddress().getAddress(), bound.localAddress().getPort()));
+                handler.expectMessageClass(TcpProtocol.Connected.class).connection()
+                        .tell(new TcpProtocol.Register(handler.getRef()));
+            }
+            TestProbe<RingLoopStats> stats = testKit.createTestProbe();
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+            RingLoopStats before = stats.receiveMessage();
+            stats.expectNoMessage(Duration.ofSeconds(1)); // the connections stay idle for a second
+            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+            RingLoopStats after = stats.receiveMessage();
+            assertTrue(after.requestsInFlight() > 100, "the receives are in flight: " + after.requestsInFlight());
+            long cpu = after.cpuTimeNanos() - before.cpuTimeNanos();
+            assertTrue(cpu < 100_000_000, "ring thread CPU over an idle second: " + cpu / 1_000_000 + " ms");
+            assertEquals(0, after.waitStats().spinNanos() - before.waitStats().spinNanos(), "no spinning");
+        } finally {
+            for (java.net.Socket c : clients) {
+                c.close();
+            }
+            testKit.shutdownTestKit();
+        }
+    }
 }

@@ -16,6 +16,8 @@ public final class Main {
                   accepting queued connections through our stack, multishot and single-shot, beside C
               wait-modes [--file F] [--seconds 5] [--qd 1] [--busy 2]
                   interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
+              db-like --file F [--workers 8] [--seconds 6]
+                  workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
             """;
 
     private Main() {
@@ -33,6 +35,7 @@ public final class Main {
                 case "actor-nop" -> ActorNopBench.main(args);
                 case "file-read" -> FileReadBench.main(args);
                 case "wait-modes" -> WaitModesBench.main(args);
+                case "db-like" -> DbLikeBench.main(args);
                 case "echo-peers" -> EchoPeersBench.main(args);
                 case "accept" -> AcceptBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);

@@ -34,14 +34,20 @@ final class WaitModesBench {
         int qd = args.intValue("qd", 1);
         int busy = args.intValue("busy", 2);
         long blocks = FileReadBench.ensureFile(file, (long) args.intValue("size-mib", 1024) << 20) / BLOCK;
-        for (int threads : new int[] {0, busy}) {
-            for (String mode : new String[] {"interrupt", "classic", "hybrid"}) {
-                run(file, mode, qd, threads, seconds, blocks);
+        // The busy run first: the idle one's summary is the last line.
+        for (int threads : busy > 0 ? new int[] {busy, 0} : new int[] {0}) {
+            List<String> summary = new ArrayList<>();
+            for (String mode : MODES) {
+                summary.add(run(file, mode, qd, threads, seconds, blocks));
             }
+            System.out.printf(Locale.ROOT, "wait-modes qd=%d busy=%d: %s%n", qd, threads, String.join(", ", summary));
         }
     }
 
-    private static void run(Path file, String mode, int qd, int busyThreads, int seconds, long blocks)
+    static final String[] MODES = {"interrupt", "classic", "hybrid"};
+
+    /** One run; returns "<mode> <N> IOPS <C>% ring" for the summary line. */
+    private static String run(Path file, String mode, int qd, int busyThreads, int seconds, long blocks)
             throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong appWork = new AtomicLong();
@@ -75,6 +81,20 @@ final class WaitModesBench {
                     (after.cpuTimeNanos() - before.cpuTimeNanos()) / 1e3 / Math.max(1, reads),
                     100.0 * (after.cpuTimeNanos() - before.cpuTimeNanos()) / elapsed,
                     (appWork.get() - work0) * 1e3 / elapsed);
+            double iops = reads * 1e9 / elapsed;
+            double ringShare = 100.0 * (after.cpuTimeNanos() - before.cpuTimeNanos()) / elapsed;
+            var w0 = before.waitStats();
+            var w1 = after.waitStats();
+            long sleeps = w1.sleeps() - w0.sleeps();
+            if (sleeps > 0 || w1.spinNanos() > w0.spinNanos()) {
+                System.out.printf(Locale.ROOT, "  %s: %d sleeps of %.1f us asked, %.1f us taken; %d woke to a "
+                                + "completion; spun %.0f%% of the time; %d blocks%n", mode, sleeps,
+                        (w1.sleepRequestedNanos() - w0.sleepRequestedNanos()) / 1e3 / Math.max(1, sleeps),
+                        (w1.sleepActualNanos() - w0.sleepActualNanos()) / 1e3 / Math.max(1, sleeps),
+                        w1.readyOnWake() - w0.readyOnWake(), 100.0 * (w1.spinNanos() - w0.spinNanos()) / elapsed,
+                        w1.blocks() - w0.blocks());
+            }
+            return String.format(Locale.ROOT, "%s %.0f IOPS %.0f%% ring", mode, iops, ringShare);
         } finally {
             stop.set(true);
             for (Thread t : busy) {

@@ -21,6 +21,20 @@ public interface WaitStrategy {
      */
     int submitAndWait(Ring ring, BooleanSupplier wakeup);
 
+    /**
+     * As {@link #submitAndWait(Ring, BooleanSupplier)}, told by the ring's owner when completions are due: a
+     * polling strategy spins only for requests with a completion time to expect. Strategies that do not poll
+     * ignore it.
+     */
+    default int submitAndWait(Ring ring, BooleanSupplier wakeup, CompletionForecast forecast) {
+        return submitAndWait(ring, wakeup);
+    }
+
+    /** Where the strategy's waiting time went; strategies that do not poll report nothing. */
+    default WaitStats stats() {
+        return WaitStats.NONE;
+    }
+
     /** Submits and waits for completions, with no other source of work. */
     default int submitAndWait(Ring ring) {
         return submitAndWait(ring, () -> false);
