@@ -15,6 +15,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -111,6 +112,7 @@ final class RingLoop implements Executor {
         if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
             wakeSignals.increment();
             wakeFd.signal();
+            LockSupport.unpark(thread); // parked without a ring (it failed too often)
         }
     }
 
@@ -152,6 +154,10 @@ final class RingLoop implements Executor {
     private void turn() {
         turns++;
         int ran = runTasks(settings.tasksPerTurn());
+        if (!issuer.isOpen()) {
+            idleWithoutRing(ran);
+            return;
+        }
         issuer.fillFromBacklog();
         if (ran == settings.tasksPerTurn() || !local.isEmpty() || !inbox.isEmpty() || issuer.hasBacklog()) {
             issuer.submit(); // more to do: no waiting
@@ -163,6 +169,20 @@ final class RingLoop implements Executor {
             PARKED.setVolatile(this, false);
         }
         issuer.reap();
+    }
+
+    /**
+     * The ring stays closed (it failed more often than uring.supervision allows): there is nothing to submit or
+     * reap, only tasks to run, which answer with refusals. Park until one arrives instead of turning.
+     */
+    private void idleWithoutRing(int ran) {
+        if (ran == 0 && local.isEmpty()) {
+            PARKED.setVolatile(this, true);
+            if (inbox.isEmpty() && !stopping) {
+                LockSupport.park(this);
+            }
+            PARKED.setVolatile(this, false);
+        }
     }
 
     private int runTasks(int max) {
@@ -249,6 +269,7 @@ final class RingLoop implements Executor {
             stopping = true;
             if (!inLoop()) {
                 wakeFd.signal();
+                LockSupport.unpark(thread);
             }
         }
         return stopped;

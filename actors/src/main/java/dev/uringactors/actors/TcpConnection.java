@@ -22,7 +22,9 @@ import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -44,7 +46,7 @@ import java.util.function.BiFunction;
  */
 final class TcpConnection {
     sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, ConnectDone, CloseDone,
-            IdleCheck {
+            IdleCheck, RegisterTimeout {
     }
 
     /** The multishot recv ended: res > 0 or ENOBUFS re-arm, 0 end of stream, else an error or cancellation. */
@@ -61,6 +63,9 @@ final class TcpConnection {
     }
 
     enum IdleCheck implements Internal { INSTANCE }
+
+    /** No handler registered within {@code uring.tcp.register-timeout}. */
+    enum RegisterTimeout implements Internal { INSTANCE }
 
     /** Where the connection is in its life. */
     enum Phase {
@@ -114,6 +119,8 @@ final class TcpConnection {
     private ConnectionClosed closeEvent = Closed.INSTANCE;
     private ConnectionClosed finalEvent;
     private boolean closeIssued;
+    /** The register timeout, cancelled by Register. */
+    private Cancellable registerTimeout;
 
     /** {@code timers} is null unless an idle timeout is configured (a timer scheduler per connection costs). */
     private TcpConnection(ActorContext<ConnectionCommand> ctx, TimerScheduler<ConnectionCommand> timers,
@@ -206,10 +213,13 @@ final class TcpConnection {
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
+        registerTimeout = ctx.scheduleOnce(tcp.registerTimeout(), ctx.getSelf(), RegisterTimeout.INSTANCE);
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
         return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
             if (signal instanceof PostStop) {
                 closeNow();
+            } else if (signal instanceof Terminated && phase != Phase.CLOSING) {
+                return finish(Closed.INSTANCE); // its handler stopped: nobody reads or writes it any more
             }
             return Behaviors.same();
         });
@@ -233,6 +243,9 @@ final class TcpConnection {
             return Behaviors.stopped();
         } else if (m instanceof IdleCheck) {
             return idleCheck();
+        } else if (m instanceof RegisterTimeout && phase == Phase.AWAITING_REGISTRATION) {
+            return finish(new ErrorClosed("no handler registered within " + tcp.registerTimeout()
+                    + " (uring.tcp.register-timeout)"));
         }
         return Behaviors.unhandled(); // ConnectDone after connecting
     }
@@ -245,7 +258,9 @@ final class TcpConnection {
 
     private Behavior<ConnectionCommand> register(Register r) {
         if (phase == Phase.AWAITING_REGISTRATION) {
+            registerTimeout.cancel();
             handler = r.handler();
+            ctx.watch(handler); // a death pact, as in Pekko IO: the handler stops, the connection closes
             keepOpenOnPeerClosed = r.keepOpenOnPeerClosed();
             phase = Phase.OPEN;
             readIfWanted();
@@ -432,6 +447,9 @@ final class TcpConnection {
         finalEvent = event;
         if (timers != null) {
             timers.cancelAll();
+        }
+        if (registerTimeout != null) {
+            registerTimeout.cancel();
         }
         cancelInFlight();
         return closeWhenIdle();

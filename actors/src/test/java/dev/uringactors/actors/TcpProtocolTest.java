@@ -52,7 +52,8 @@ class TcpProtocolTest {
 
     @JUnit5TestKit
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
-            "uring { rings = 2, tcp { max-write-queue = 64 KiB, idle-timeout = infinite } }")).build();
+            "uring { rings = 2, tcp { max-write-queue = 64 KiB, idle-timeout = infinite, register-timeout = 1s } }"))
+            .build();
 
     private TestProbe<Event> probe() {
         return testKit.createTestProbe(Event.class);
@@ -283,5 +284,40 @@ class TcpProtocolTest {
         } finally {
             idle.shutdownTestKit();
         }
+    }
+
+    @Test
+    void aHandlerThatStopsWithoutClosingTakesItsConnectionWithIt() throws Exception {
+        TestProbe<Event> bindHandler = probe();
+        Bound bound = bind(bindHandler, false);
+        try (Socket client = connect(bound)) {
+            client.setSoTimeout(10_000);
+            Connected c = bindHandler.expectMessageClass(Connected.class);
+            var handler = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<Event>receiveMessage(
+                    e -> org.apache.pekko.actor.typed.javadsl.Behaviors.stopped()));
+            c.connection().tell(new Register(handler));
+            client.getOutputStream().write(1); // the handler gets it, and stops without a Close
+            assertEquals(-1, client.getInputStream().read(), "the connection closed with its handler");
+        }
+        bound.listener().tell(new Unbind(bindHandler.getRef()));
+        bindHandler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void aConnectionNobodyRegistersForIsClosedAfterTheRegisterTimeout() throws Exception {
+        TestProbe<Event> bindHandler = probe();
+        Bound bound = bind(bindHandler, false);
+        try (Socket client = connect(bound)) {
+            client.setSoTimeout(10_000);
+            bindHandler.expectMessageClass(Connected.class); // and no Register
+            long start = System.nanoTime();
+            assertEquals(-1, client.getInputStream().read());
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis >= 900 && millis < 5_000, "closed after the 1 s register timeout: " + millis + " ms");
+            ErrorClosed closed = bindHandler.expectMessageClass(ErrorClosed.class);
+            assertTrue(closed.cause().contains("uring.tcp.register-timeout"), closed.cause());
+        }
+        bound.listener().tell(new Unbind(bindHandler.getRef()));
+        bindHandler.expectMessage(Unbound.INSTANCE);
     }
 }

@@ -69,11 +69,11 @@ public record UringSettings(
     /** {@code uring.tcp}; {@code zeroCopyThreshold} is -1 for off, {@code idleTimeout} null for infinite. */
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
                       int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
-                      Duration acceptBackoff) {
+                      Duration acceptBackoff, Duration registerTimeout) {
         /** These settings with another idle timeout (null: infinite), for one listener. */
         public Tcp withIdleTimeout(Duration timeout) {
             return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
-                    zeroCopyThreshold, timeout, acceptBackoff);
+                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout);
         }
     }
 
@@ -132,7 +132,8 @@ public record UringSettings(
                         r.isOff("tcp.zero-copy-threshold") ? -1 : r.bytes("tcp.zero-copy-threshold", 1, 1 << 30),
                         r.isInfinite("tcp.idle-timeout") ? null
                                 : r.duration("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
-                        r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1))));
+                        r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
+                        r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1))));
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

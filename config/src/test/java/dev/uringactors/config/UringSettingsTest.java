@@ -47,7 +47,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
-                -1, null, Duration.ofMillis(100)), s.tcp());
+                -1, null, Duration.ofMillis(100), Duration.ofSeconds(5)), s.tcp());
     }
 
     @Test
@@ -86,7 +86,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
                 UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
-                Duration.ofSeconds(30), Duration.ofSeconds(1)), s.tcp());
+                Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5)), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
 
@@ -129,6 +129,7 @@ class UringSettingsTest {
             tcp.zero-copy-threshold   | huge           | a size such as 64 KiB
             tcp.idle-timeout          | never          | a duration such as 10ms
             tcp.accept-backoff        | 0s             | a duration from PT0.001S
+            tcp.register-timeout      | 0s             | a duration from PT0.001S
             profile                   | fast           | none or a block under uring.profiles
             """)
     void badValueFailsWithItsPathTheValueAndWhatIsAllowed(String key, String value, String allowed) {
