@@ -58,6 +58,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
         private ActorRef<Event> self;
         private ActorRef<TcpProtocol.ListenerCommand> listener;
         private AsyncCallback<Void> unbindRequested;
+        private UringExtension uring;
 
         Logic(CompletableFuture<UringTcp.ServerBinding> binding) {
             super(shape);
@@ -88,6 +89,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                 return BoxedUnit.UNIT;
             }).ref());
             unbindRequested = createAsyncCallback(v -> unbind());
+            uring = UringExtension.get(Adapter.toTyped(materializer().system()));
             UringTcp.get(Adapter.toTyped(materializer().system())).manager()
                     .tell(new TcpProtocol.Bind(self, address, backlog, true, options));
         }
@@ -120,7 +122,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
 
         private UringTcp.IncomingConnection incoming(TcpProtocol.Connected c) {
             return new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(),
-                    TcpConnectionStage.accepted(c.connection(), halfClose));
+                    TcpConnectionStage.accepted(c.connection(), halfClose), c.ring(), uring.dispatcherId(c.ring()));
         }
 
         private void unbind() {

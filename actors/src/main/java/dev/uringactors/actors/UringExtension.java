@@ -12,6 +12,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.dispatch.DispatcherConfigurator;
 
 import java.util.ArrayList;
@@ -36,11 +37,13 @@ public final class UringExtension implements Extension {
     private final List<String> dispatcherIds = new ArrayList<>();
     private final List<ActorRef<Command>> rings = new ArrayList<>();
     private final AtomicInteger nextRing = new AtomicInteger();
+    private final org.apache.pekko.actor.typed.Scheduler scheduler;
     private CompletableFuture<Done> shutdown;
     private StuckTaskWatchdog watchdog;
 
     private UringExtension(ActorSystem<?> system) {
         this.settings = UringSettings.from(system.settings().config());
+        this.scheduler = system.scheduler();
         org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
         Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
         String instance = system.name() + "-" + INSTANCES.incrementAndGet();
@@ -110,6 +113,22 @@ public final class UringExtension implements Extension {
         return DispatcherSelector.fromConfig(dispatcherIds.get(i));
     }
 
+    /** The id of ring {@code i}'s dispatcher, e.g. for a stream: {@code ActorAttributes.dispatcher(id)}. */
+    public String dispatcherId(int i) {
+        return dispatcherIds.get(i);
+    }
+
+    /** Every ring's counters, in ring order, each taken on its ring's thread. */
+    public CompletionStage<List<RingLoopStats>> stats() {
+        List<CompletableFuture<RingLoopStats>> each = new ArrayList<>();
+        for (ActorRef<Command> ring : rings) {
+            each.add(AskPattern.<Command, RingLoopStats>ask(ring, RingProtocol.GetStats::new,
+                    settings.requestTimeout(), scheduler).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+    }
+
     /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
     public synchronized CompletionStage<Done> shutdown() {
         if (shutdown == null) {
@@ -125,11 +144,19 @@ public final class UringExtension implements Extension {
         return shutdown;
     }
 
-    /** The extension's id, for Pekko's registry. */
+    /**
+     * The extension's id, for Pekko's registry. To start the rings with the actor system rather than on first
+     * use: {@code pekko.actor.typed.extensions = ["dev.uringactors.actors.UringExtension$Id"]}.
+     */
     public static final class Id extends ExtensionId<UringExtension> {
         private static final Id INSTANCE = new Id();
 
         private Id() {
+        }
+
+        /** What Pekko looks up to load the extension from {@code pekko.actor.typed.extensions}. */
+        public static Id getInstance() {
+            return INSTANCE;
         }
 
         @Override

@@ -14,13 +14,17 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.stream.ActorAttributes;
+import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.RunnableGraph;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
@@ -52,6 +56,11 @@ public final class UringTcp implements Extension {
 
     public static UringTcp get(ActorSystem<?> system) {
         return Id.INSTANCE.apply(system);
+    }
+
+    /** As Pekko's {@code Tcp.get}: from a classic actor system, or anything that provides one. */
+    public static UringTcp get(ClassicActorSystemProvider system) {
+        return get(Adapter.toTyped(system.classicSystem()));
     }
 
     /** Where {@link Bind} and {@link Connect} go. */
@@ -93,16 +102,30 @@ public final class UringTcp implements Extension {
         return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
     }
 
-    /** An accepted connection: handle it with a flow, as with Pekko's {@code Tcp.IncomingConnection}. */
+    /**
+     * An accepted connection: handle it with a flow, as with Pekko's {@code Tcp.IncomingConnection}. By default
+     * the whole handling graph runs on the connection's ring thread (its data, the flow's stages and the socket's
+     * requests need no thread hop); a handler that blocks would hold up that ring, so such a handler opts out.
+     */
     public static final class IncomingConnection {
         private final InetSocketAddress localAddress;
         private final InetSocketAddress remoteAddress;
         private final TcpConnectionStage stage;
+        private final int ring;
+        private final String ringDispatcher;
 
-        IncomingConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress, TcpConnectionStage stage) {
+        IncomingConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress, TcpConnectionStage stage,
+                           int ring, String ringDispatcher) {
             this.localAddress = localAddress;
             this.remoteAddress = remoteAddress;
             this.stage = stage;
+            this.ring = ring;
+            this.ringDispatcher = ringDispatcher;
+        }
+
+        /** The ring the connection lives on. */
+        public int ring() {
+            return ring;
         }
 
         public InetSocketAddress localAddress() {
@@ -118,9 +141,25 @@ public final class UringTcp implements Extension {
             return Flow.fromGraph(stage).mapMaterializedValue(m -> NotUsed.getInstance());
         }
 
-        /** Runs {@code handler} on this connection; returns what it materializes. */
+        /** Runs {@code handler} on this connection, on its ring's thread; returns what it materializes. */
         public <M> M handleWith(Flow<ByteString, ByteString, M> handler, ClassicActorSystemProvider system) {
-            return flow().joinMat(handler, Keep.right()).run(system);
+            return handleWith(handler, Materializer.matFromSystem(system));
+        }
+
+        /** As {@link #handleWith(Flow, ClassicActorSystemProvider)}, with the materializer to use. */
+        public <M> M handleWith(Flow<ByteString, ByteString, M> handler, Materializer materializer) {
+            return handleWith(handler, materializer, true);
+        }
+
+        /**
+         * Runs {@code handler} on this connection; with {@code onRingThread} false, on the materializer's default
+         * dispatcher instead of the ring's (for a handler that blocks).
+         */
+        public <M> M handleWith(Flow<ByteString, ByteString, M> handler, Materializer materializer,
+                                boolean onRingThread) {
+            RunnableGraph<M> graph = flow().joinMat(handler, Keep.right());
+            return (onRingThread ? graph.withAttributes(ActorAttributes.dispatcher(ringDispatcher)) : graph)
+                    .run(materializer);
         }
     }
 

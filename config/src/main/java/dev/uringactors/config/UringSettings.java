@@ -46,6 +46,9 @@ public record UringSettings(
 
     public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
 
+    /** {@code uring.unknown-keys}: what a key under {@code uring} that the library does not know does. */
+    public enum UnknownKeysMode { FAIL, WARN }
+
     public enum IopollMode { OFF, ON, HYBRID, AUTO }
 
     public enum IopollFallback { FAIL, PLAIN }
@@ -79,6 +82,8 @@ public record UringSettings(
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */
     public static UringSettings from(Config root) {
+        UnknownKeys.check(root.getConfig("uring"), new SettingsReader(root.getConfig("uring"))
+                .oneOf("unknown-keys", UnknownKeysMode.class) == UnknownKeysMode.WARN);
         Config uring = withProfile(root.getConfig("uring"));
         SettingsReader r = new SettingsReader(uring);
         int sqEntries = r.powerOfTwoOrAuto("sq-entries", 1, 32768, -1);

@@ -179,4 +179,23 @@ class UringSettingsTest {
         assertTrue(iopoll.flags().contains(SetupFlag.IOPOLL) && iopoll.flags().contains(SetupFlag.HYBRID_IOPOLL));
         assertFalse(iopoll.flags().contains(SetupFlag.DEFER_TASKRUN));
     }
+
+    @Test
+    void anUnknownKeyFailsWithTheNearestKnownOne() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uring.wiat-strategy = classic"));
+        assertTrue(e.getMessage().contains(
+                "uring.wiat-strategy: unknown setting; did you mean uring.wait-strategy?"), e.getMessage());
+        ConfigException nested = assertThrows(ConfigException.class, () -> settings("uring.tcp.idle-timout = 1s"));
+        assertTrue(nested.getMessage().contains("did you mean uring.tcp.idle-timeout?"), nested.getMessage());
+        ConfigException inProfile = assertThrows(ConfigException.class,
+                () -> settings("uring.profiles.mine.rigns = 2"));
+        assertTrue(inProfile.getMessage().contains("did you mean uring.rings?"), inProfile.getMessage());
+    }
+
+    @Test
+    void unknownKeysCanBeLetThrough() {
+        assertEquals(UringSettings.WaitMode.CLASSIC,
+                settings("uring { unknown-keys = warn, wiat-strategy = hybrid, wait-strategy = classic }")
+                        .waitStrategy());
+    }
 }

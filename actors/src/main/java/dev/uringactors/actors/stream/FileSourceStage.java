@@ -27,10 +27,12 @@ final class FileSourceStage
     private final SourceShape<ByteString> shape = SourceShape.of(out);
     private final Path path;
     private final int chunkSize;
+    private final long startPosition;
 
-    FileSourceStage(Path path, int chunkSize) {
+    FileSourceStage(Path path, int chunkSize, long startPosition) {
         this.path = path;
         this.chunkSize = chunkSize;
+        this.startPosition = startPosition;
     }
 
     @Override
@@ -73,6 +75,7 @@ final class FileSourceStage
             AsyncCallback<Pair<FileHandle, Long>> opened = createAsyncCallback(p -> {
                 file = p.first();
                 size = p.second();
+                nextPosition = startPosition;
                 pump();
             });
             AsyncCallback<Throwable> failed = createAsyncCallback(this::fail);

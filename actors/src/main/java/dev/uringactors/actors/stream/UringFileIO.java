@@ -38,10 +38,19 @@ public final class UringFileIO {
 
     /** The file's bytes in chunks of {@code chunkSize} (the last may be shorter). */
     public static Source<ByteString, CompletionStage<IOResult>> fromPath(Path path, int chunkSize) {
+        return fromPath(path, chunkSize, 0);
+    }
+
+    /** As FileIO's: the file's bytes from {@code startPosition} on, in chunks of {@code chunkSize}. */
+    public static Source<ByteString, CompletionStage<IOResult>> fromPath(Path path, int chunkSize,
+                                                                        long startPosition) {
         if (chunkSize < 1) {
             throw new IllegalArgumentException("chunkSize must be positive: " + chunkSize);
         }
-        return Source.fromGraph(new FileSourceStage(path, chunkSize));
+        if (startPosition < 0) {
+            throw new IllegalArgumentException("startPosition must not be negative: " + startPosition);
+        }
+        return Source.fromGraph(new FileSourceStage(path, chunkSize, startPosition));
     }
 
     /** Writes the stream to {@code path}, creating it or replacing its contents. */
