@@ -11,6 +11,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.dispatch.DispatcherConfigurator;
@@ -37,7 +38,7 @@ public final class UringExtension implements Extension {
     private final List<String> dispatcherIds = new ArrayList<>();
     private final List<ActorRef<Command>> rings = new ArrayList<>();
     private final AtomicInteger nextRing = new AtomicInteger();
-    private final org.apache.pekko.actor.typed.Scheduler scheduler;
+    private final Scheduler scheduler;
     private CompletableFuture<Done> shutdown;
     private StuckTaskWatchdog watchdog;
 
