@@ -6,6 +6,7 @@ import dev.uringactors.actors.RingProtocol.Fsync;
 import dev.uringactors.actors.RingProtocol.GetStats;
 import dev.uringactors.actors.RingProtocol.Nop;
 import dev.uringactors.actors.RingProtocol.Open;
+import dev.uringactors.actors.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.RingProtocol.Read;
 import dev.uringactors.actors.RingProtocol.RingFault;
 import dev.uringactors.actors.RingProtocol.Stat;
@@ -20,7 +21,10 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * The single issuer of one ring, running on that ring's loop thread: it turns requests into ring ops and the
@@ -60,6 +64,7 @@ final class RingActor {
         return Behaviors.receive(Command.class)
                 .onMessage(Nop.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Open.class, m -> reject(m.replyTo(), gone))
+                .onMessage(OpenBeneath.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Read.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Write.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
@@ -78,12 +83,13 @@ final class RingActor {
     private Behavior<Command> behavior() {
         return Behaviors.receive(Command.class)
                 .onMessage(Nop.class, m -> issue(new RingOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
-                .onMessage(Open.class, this::open)
+                .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
+                .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
                 .onMessage(Read.class, this::read)
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, m -> issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
                         sqe -> sqe.prepFsync(m.file().fd(), m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0), m.replyTo())))
-                .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), m.replyTo())))
+                .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
                 .onMessage(Close.class, m -> issue(new RingOps.CloseFile(m.file(), m.replyTo())))
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
@@ -110,18 +116,23 @@ final class RingActor {
         return Behaviors.same();
     }
 
-    private Behavior<Command> open(Open m) {
+    /** Opens {@code path}, or with a {@code directory} opens it only beneath that directory. */
+    private Behavior<Command> open(Path path, Set<? extends OpenOption> options,
+                                   ActorRef<StatusReply<FileHandle>> replyTo, FileHandle directory) {
         int flags;
-        boolean direct = m.options().contains(UringOpenOption.DIRECT);
+        boolean direct = options.contains(UringOpenOption.DIRECT);
         boolean polled;
         try {
-            flags = UringOpenOption.toFlags(m.options());
-            polled = direct && loop.directFiles().polled(m.path());
+            flags = UringOpenOption.toFlags(options);
+            polled = direct && loop.directFiles().polled(directory == null ? path : directory.path().resolve(path))
+                    && issuer.hasPolledRing();
         } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
-            return reject(m.replyTo(), e);
+            return reject(replyTo, e);
         }
-        return issue(new RingOps.Open(m.path(), flags, direct, polled && issuer.hasPolledRing(), loop.index(),
-                m.replyTo()));
+        return issue(directory == null
+                ? new RingOps.Open(path, flags, direct, polled, loop.index(), issuer.buffers(), replyTo)
+                : RingOps.Open.beneath(directory, path, flags, direct, polled, loop.index(), issuer.buffers(),
+                        replyTo));
     }
 
     private Behavior<Command> read(Read m) {

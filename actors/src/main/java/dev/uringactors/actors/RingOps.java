@@ -2,16 +2,19 @@ package dev.uringactors.actors;
 
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.OpenHow;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.Statx;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Instant;
 
 /**
  * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
@@ -72,15 +75,35 @@ final class RingOps {
         }
     }
 
-    /** An op that hands the kernel a path: its NUL-terminated copy lives until the final completion. */
+    /**
+     * An op that hands the kernel a path: a NUL-terminated copy in a pooled native buffer, followed by the room
+     * the op needs for its arguments or its answer (an {@code open_how}, a {@code struct statx}), all kept until
+     * the final completion.
+     */
     abstract static class PathOp<T> extends ReplyOp<T> {
         final Path path;
-        final NativeBuffer pathString;
+        final NativeBuffer buffer;
+        /** Where the room after the path begins: 8-aligned. */
+        final int extra;
+        private final BufferPool pool;
 
-        PathOp(Path path, ActorRef<StatusReply<T>> replyTo) {
+        /** {@code path} names the file in answers and errors; {@code kernelPath} is what the kernel is given. */
+        PathOp(Path path, String kernelPath, int extraBytes, BufferPool pool, ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
             this.path = path;
-            this.pathString = NativeBuffer.ofString(path.toString());
+            this.pool = pool;
+            byte[] bytes = kernelPath.getBytes(StandardCharsets.UTF_8);
+            this.extra = (bytes.length + 1 + 7) & ~7;
+            this.buffer = pool.acquire(extra + extraBytes);
+            buffer.asByteBuffer().put(0, bytes).put(bytes.length, (byte) 0);
+        }
+
+        long pathAddress() {
+            return buffer.address();
+        }
+
+        long extraAddress() {
+            return buffer.address() + extra;
         }
 
         @Override
@@ -90,33 +113,62 @@ final class RingOps {
 
         @Override
         void release() {
-            pathString.close();
+            pool.release(buffer);
         }
     }
 
+    /**
+     * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
+     * after the path holds the flags and RESOLVE_BENEATH).
+     */
     static final class Open extends PathOp<FileHandle> {
+        private static final int MODE = 0644;
+        private final int dirfd;
         private final int flags;
+        private final boolean beneath;
         private final int ring;
         private final boolean direct;
         private final boolean polled;
 
-        Open(Path path, int flags, boolean direct, boolean polled, int ring,
-             ActorRef<StatusReply<FileHandle>> replyTo) {
-            super(path, replyTo);
+        private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
+                     boolean polled, int ring, BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+            super(path, kernelPath, beneath ? OpenHow.SIZE : 0, pool, replyTo);
+            this.dirfd = dirfd;
             this.flags = flags;
+            this.beneath = beneath;
             this.direct = direct;
             this.polled = polled;
             this.ring = ring;
+            if (beneath) { // openat2 takes a mode only to create
+                OpenHow.write(buffer, extra, flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
+                        OpenHow.RESOLVE_BENEATH | OpenHow.RESOLVE_NO_MAGICLINKS);
+            }
+        }
+
+        Open(Path path, int flags, boolean direct, boolean polled, int ring, BufferPool pool,
+             ActorRef<StatusReply<FileHandle>> replyTo) {
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, ring, pool, replyTo);
+        }
+
+        /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
+        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled, int ring,
+                            BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+            return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
+                    direct, polled, ring, pool, replyTo);
         }
 
         @Override
         Opcode opcode() {
-            return Opcode.OPENAT;
+            return beneath ? Opcode.OPENAT2 : Opcode.OPENAT;
         }
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepOpenat(OpFlags.AT_FDCWD, pathString.address(), flags, 0644);
+            if (beneath) {
+                sqe.prepOpenat2(dirfd, pathAddress(), extraAddress());
+            } else {
+                sqe.prepOpenat(dirfd, pathAddress(), flags, MODE);
+            }
         }
 
         @Override
@@ -220,11 +272,10 @@ final class RingOps {
         }
     }
 
+    /** STATX of a path; its answer is written after the path. */
     static final class Stat extends PathOp<FileStat> {
-        private final NativeBuffer statx = NativeBuffer.allocate(256);
-
-        Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
-            super(path, replyTo);
+        Stat(Path path, BufferPool pool, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(path, path.toString(), Statx.SIZE, pool, replyTo);
         }
 
         @Override
@@ -234,20 +285,12 @@ final class RingOps {
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepStatx(OpFlags.AT_FDCWD, pathString.address(), 0, OpFlags.STATX_BASIC_STATS, statx.address());
+            sqe.prepStatx(OpFlags.AT_FDCWD, pathAddress(), 0, OpFlags.STATX_BASIC_STATS, extraAddress());
         }
 
         @Override
         FileStat result(int res) {
-            // struct statx: stx_blksize @4, stx_mode @28 (u16), stx_size @40, stx_mtime @112 (sec s64, nsec u32)
-            Instant modified = Instant.ofEpochSecond(statx.getLong(112), statx.getInt(120));
-            return new FileStat(statx.getLong(40), statx.getInt(28) & 0xffff, modified, statx.getInt(4));
-        }
-
-        @Override
-        void release() {
-            super.release();
-            statx.close();
+            return FileStat.from(buffer.asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN));
         }
     }
 }

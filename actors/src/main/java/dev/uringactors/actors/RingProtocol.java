@@ -20,7 +20,8 @@ public final class RingProtocol {
     private RingProtocol() {
     }
 
-    public sealed interface Command permits Nop, Open, Read, Write, Fsync, Stat, Close, GetStats, RingFault {
+    public sealed interface Command permits Nop, Open, OpenBeneath, Read, Write, Fsync, Stat, Close,
+            GetStats, RingFault {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -30,6 +31,15 @@ public final class RingProtocol {
     /** Opens a file (READ when no option says otherwise; {@link UringOpenOption#DIRECT} for O_DIRECT). */
     public record Open(Path path, Set<? extends OpenOption> options, ActorRef<StatusReply<FileHandle>> replyTo)
             implements Command {
+    }
+
+    /**
+     * Opens {@code path} relative to the open directory {@code directory}, and only if it lies beneath it: the
+     * kernel fails the lookup (EXDEV) when any step of it, a {@code ..}, an absolute path or a symlink, would
+     * leave the directory (openat2 with RESOLVE_BENEATH, 5.6). The way to open a file named by a client.
+     */
+    public record OpenBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options,
+                              ActorRef<StatusReply<FileHandle>> replyTo) implements Command {
     }
 
     /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */
@@ -46,6 +56,7 @@ public final class RingProtocol {
     public record Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) implements Command {
     }
 
+    /** STATX of a path; for a file already open, {@link FileStat#of(FileHandle)} answers at once. */
     public record Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
     }
 

@@ -13,10 +13,13 @@ import dev.uringactors.actors.TcpProtocol.PeerClosed;
 import dev.uringactors.actors.TcpProtocol.ReadControl;
 import dev.uringactors.actors.TcpProtocol.Register;
 import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.actors.TcpProtocol.WriteCommand;
+import dev.uringactors.actors.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Pipe;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
@@ -30,6 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.util.ByteString;
 
+import java.io.EOFException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.function.BiFunction;
@@ -45,8 +49,8 @@ import java.util.function.BiFunction;
  * setup or later, ends in close(2), through the ring when it can take it and directly when it cannot.
  */
 final class TcpConnection {
-    sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, ConnectDone, CloseDone,
-            IdleCheck, RegisterTimeout {
+    sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, FileUnreadable, ConnectDone,
+            CloseDone, IdleCheck, RegisterTimeout {
     }
 
     /** The multishot recv ended: res > 0 or ENOBUFS re-arm, 0 end of stream, else an error or cancellation. */
@@ -54,6 +58,10 @@ final class TcpConnection {
     }
 
     record SendDone(int res) implements Internal {
+    }
+
+    /** A WriteFile's read failed ({@code res} < 0) or found the end of the file (0) before its count. */
+    record FileUnreadable(int res) implements Internal {
     }
 
     record ConnectDone(int res) implements Internal {
@@ -99,7 +107,7 @@ final class TcpConnection {
     private final int fd;
     private final ActorRef<Event> owner;
     private final TimerScheduler<ConnectionCommand> timers;
-    private final ArrayDeque<Write> queue = new ArrayDeque<>();
+    private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
     private Phase phase = Phase.AWAITING_REGISTRATION;
     private Reading reading = Reading.IDLE;
     private ActorRef<Event> handler;
@@ -108,9 +116,12 @@ final class TcpConnection {
     private boolean peerEnded;
     private TcpOps.MultishotRecv recv;
     /** The piece of the queue's head write in flight, or null. */
-    private TcpOps.Send sending;
+    private TcpOps.Sending sending;
     /** Bytes of the queue's head write already sent. */
-    private int headSent;
+    private long headSent;
+    /** The pipe that file pieces are spliced through, opened with the first one. */
+    private Pipe pipe;
+    /** Bytes of the queued writes, which are held in memory (a WriteFile's are not). */
     private long queuedBytes;
     private long lastActivity = System.nanoTime();
     /** With CLOSING_AFTER_WRITES: whether the close is a confirmed one (shut down our side, wait for the peer). */
@@ -230,6 +241,10 @@ final class TcpConnection {
             return sendDone(done.res());
         } else if (m instanceof Write w) {
             return write(w);
+        } else if (m instanceof WriteFile w) {
+            return writeFile(w);
+        } else if (m instanceof FileUnreadable u) {
+            return fileUnreadable(u.res());
         } else if (m instanceof RecvEnded ended) {
             return recvEnded(ended.res());
         } else if (m instanceof Register r) {
@@ -336,8 +351,12 @@ final class TcpConnection {
 
     // ---- writing
 
+    private boolean closing() {
+        return phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING;
+    }
+
     private Behavior<ConnectionCommand> write(Write w) {
-        if (phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING) {
+        if (closing()) {
             handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
         } else if (!queue.isEmpty() && queuedBytes + w.data().size() > tcp.maxWriteQueue()) {
             // The bound limits what waits behind other writes; a write on an empty queue is taken whatever its size.
@@ -345,24 +364,93 @@ final class TcpConnection {
                     + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
                     + "); wait for acknowledgements before writing more")));
         } else {
-            queue.add(w);
             queuedBytes += w.data().size();
-            if (sending == null) {
-                sendNextPiece();
-            }
+            enqueue(w);
         }
         return Behaviors.same();
     }
 
-    /** Sends the next piece of the head write: at most {@code uring.buffers.max-io-size} bytes of native memory. */
+    private Behavior<ConnectionCommand> writeFile(WriteFile w) {
+        if (closing()) {
+            handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
+        } else if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
+            handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
+                    + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
+                    + "be negative, and the file not opened with O_DIRECT")));
+        } else {
+            enqueue(w.count() == 0 ? new Write(ByteString.emptyByteString(), w.ack()) : w);
+        }
+        return Behaviors.same();
+    }
+
+    private void enqueue(WriteCommand w) {
+        queue.add(w);
+        if (sending == null) {
+            sendNextPiece();
+        }
+    }
+
+    private static long sizeOf(WriteCommand w) {
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).count();
+    }
+
+    /**
+     * Sends the next piece of the head write: at most {@code uring.buffers.max-io-size} bytes of native memory,
+     * or for a file at most {@code uring.tcp.file-chunk}.
+     */
     private void sendNextPiece() {
-        ByteString data = queue.peek().data();
-        int max = loop.issuer().maxIoSize();
-        ByteString piece = headSent == 0 && data.size() <= max
-                ? data : data.slice(headSent, Math.min(data.size(), headSent + max));
-        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
-        sending = new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
+        WriteCommand head = queue.peek();
+        if (head instanceof WriteFile file) {
+            int length = (int) Math.min(tcp.fileChunk(), file.count() - headSent);
+            long position = file.position() + headSent;
+            if (tcp.fileSend() == UringSettings.FileSend.SPLICE && pipe == null) {
+                pipe = openPipe();
+            }
+            if (pipe != null) {
+                sending = new TcpOps.SpliceFile(fd, file.file().fd(), position, Math.min(length, pipe.capacity()),
+                        pipe, ctx.getSelf());
+            } else {
+                sending = new TcpOps.SendFile(fd, file.file().fd(), position, length, loop.issuer().buffers(),
+                        ctx.getSelf());
+            }
+        } else {
+            ByteString data = ((Write) head).data();
+            int max = loop.issuer().maxIoSize();
+            ByteString piece = headSent == 0 && data.size() <= max
+                    ? data : data.slice((int) headSent, (int) Math.min(data.size(), headSent + max));
+            boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
+            sending = new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
+        }
         loop.issuer().issue(sending);
+    }
+
+    /** A pipe to splice through, or null when none can be had (no fds left): the file is then read and sent. */
+    private Pipe openPipe() {
+        try {
+            return Pipe.open(tcp.fileChunk());
+        } catch (UringException e) {
+            ctx.getLog().debug("no pipe to splice through ({}): reading and sending instead", e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * The file of the head WriteFile could not give the bytes promised: the peer has part of what it was told
+     * to expect, so nothing may follow; the handler hears why, and the connection closes.
+     */
+    private Behavior<ConnectionCommand> fileUnreadable(int res) {
+        sending = null;
+        if (phase == Phase.CLOSING) {
+            return closeWhenIdle();
+        }
+        WriteFile head = (WriteFile) queue.peek();
+        String path = head.file().path().toString();
+        Exception cause = res == 0
+                ? new EOFException(path + ": the file ended at byte " + (head.position() + headSent) + ", short of the "
+                        + head.count() + " bytes from " + head.position() + " that were to be sent")
+                : UringException.ofResult(Opcode.READ, res, path, 0);
+        handler().tell(new CommandFailed(head, cause));
+        return finish(new ErrorClosed(cause.getMessage()));
     }
 
     private Behavior<ConnectionCommand> sendDone(int res) {
@@ -375,14 +463,16 @@ final class TcpConnection {
         }
         lastActivity = System.nanoTime();
         headSent += res;
-        Write head = queue.peek();
-        if (headSent < head.data().size()) {
+        WriteCommand head = queue.peek();
+        if (headSent < sizeOf(head)) {
             sendNextPiece();
             return Behaviors.same();
         }
         queue.poll();
         headSent = 0;
-        queuedBytes -= head.data().size();
+        if (head instanceof Write write) {
+            queuedBytes -= write.data().size();
+        }
         if (head.ack() != null) {
             handler().tell(head.ack());
         }
@@ -469,6 +559,9 @@ final class TcpConnection {
     private Behavior<ConnectionCommand> closeWhenIdle() {
         if (recv == null && sending == null && !closeIssued) {
             closeIssued = true;
+            if (pipe != null) {
+                pipe.close(); // nothing is in flight: no splice can still look up its ends
+            }
             ActorRef<ConnectionCommand> self = ctx.getSelf();
             loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
         }
@@ -488,8 +581,15 @@ final class TcpConnection {
         if (loop.inLoop()) {
             cancelInFlight();
             loop.issuer().issue(new TcpOps.Close(fd, res -> { }));
+            if (pipe != null) { // after the cancel: a splice still queued could otherwise find another file there
+                loop.issuer().issue(new TcpOps.Close(pipe.readEnd(), res -> { }));
+                loop.issuer().issue(new TcpOps.Close(pipe.writeEnd(), res -> { }));
+            }
         } else {
             Sockets.close(fd);
+            if (pipe != null) {
+                pipe.close();
+            }
         }
     }
 }

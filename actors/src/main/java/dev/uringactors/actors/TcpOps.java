@@ -6,6 +6,7 @@ import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Pipe;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -143,7 +144,7 @@ final class TcpOps {
      * the rest goes as a plain SEND after that notification, so that each request has one final completion and
      * the buffer is released only after the last.
      */
-    static final class Send extends RingOp {
+    static final class Send extends Sending {
         private final int fd;
         private final int length;
         private final BufferPool pool;
@@ -151,7 +152,6 @@ final class TcpOps {
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
         private boolean zeroCopy;
         private boolean answered;
-        private boolean stopped;
         private int sent;
 
         Send(int fd, ByteString data, boolean zeroCopy, BufferPool pool,
@@ -202,15 +202,6 @@ final class TcpOps {
             return false;
         }
 
-        /**
-         * The connection is closing and has cancelled what is in flight on the socket: a short send must not
-         * go on with a new request, which that cancellation would not reach (and a peer that reads nothing
-         * would then keep the socket open for ever).
-         */
-        void stop() {
-            stopped = true;
-        }
-
         private void answer(int result) {
             answered = true;
             connection.tell(new TcpConnection.SendDone(result));
@@ -224,6 +215,169 @@ final class TcpOps {
         @Override
         void release() {
             pool.release(buffer);
+        }
+    }
+
+    /**
+     * One piece of a {@link TcpProtocol.WriteFile}, in two steps that each submit the op again: fill (up to
+     * {@code length} bytes of the file at {@code position} into a staging place), then drain (all of them to the
+     * socket, however many sends that takes). It answers once: {@link TcpConnection.SendDone} with the bytes sent
+     * (fewer than asked when the file is shorter), or the socket's error; {@link TcpConnection.FileUnreadable}
+     * when the fill failed or found the end of the file at {@code position}.
+     */
+    abstract static class FilePiece extends Sending {
+        final int socket;
+        final int file;
+        final long position;
+        final int length;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private boolean filling = true;
+        private boolean answered;
+        /** Bytes filled, and how many of them went to the socket. */
+        int staged;
+        int sent;
+
+        FilePiece(int socket, int file, long position, int length,
+                  ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            this.socket = socket;
+            this.file = file;
+            this.position = position;
+            this.length = length;
+            this.connection = connection;
+        }
+
+        abstract void prepareFill(Sqe sqe);
+
+        /** Sends {@code staged - sent} bytes. */
+        abstract void prepareDrain(Sqe sqe);
+
+        final boolean filling() {
+            return filling;
+        }
+
+        @Override
+        final void prepare(Sqe sqe) {
+            if (filling) {
+                prepareFill(sqe);
+            } else {
+                prepareDrain(sqe);
+            }
+        }
+
+        @Override
+        final boolean complete(int res, int flags, int ringFlags) {
+            if (filling && res <= 0) {
+                answer(new TcpConnection.FileUnreadable(res));
+                return true;
+            }
+            if (res < 0) {
+                answer(new TcpConnection.SendDone(res));
+                return true;
+            }
+            if (filling) {
+                staged = res;
+                filling = false;
+            } else {
+                sent += res;
+                if (sent == staged || res == 0) {
+                    answer(new TcpConnection.SendDone(sent));
+                    return true;
+                }
+            }
+            if (stopped) {
+                answer(new TcpConnection.SendDone(-Errno.ECANCELED)); // closing: the rest is not sent
+                return true;
+            }
+            return false;
+        }
+
+        private void answer(TcpConnection.Internal result) {
+            if (!answered) {
+                answered = true;
+                connection.tell(result);
+            }
+        }
+
+        @Override
+        final void fail(Throwable cause) {
+            answer(new TcpConnection.SendDone(RING_FAILED));
+        }
+    }
+
+    /** A file piece through a pooled native buffer: READ, then SEND; two copies, no kernel worker thread. */
+    static final class SendFile extends FilePiece {
+        private final BufferPool pool;
+        private final NativeBuffer buffer;
+
+        SendFile(int socket, int file, long position, int length, BufferPool pool,
+                 ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            super(socket, file, position, length, connection);
+            this.pool = pool;
+            this.buffer = pool.acquire(length);
+        }
+
+        @Override
+        Opcode opcode() {
+            return filling() ? Opcode.READ : Opcode.SEND;
+        }
+
+        @Override
+        void prepareFill(Sqe sqe) {
+            sqe.prepRead(file, buffer.address(), length, position);
+        }
+
+        @Override
+        void prepareDrain(Sqe sqe) {
+            sqe.prepSend(socket, buffer.address() + sent, staged - sent, OpFlags.MSG_NOSIGNAL);
+        }
+
+        @Override
+        void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /**
+     * A file piece without copying it: SPLICE from the file into the connection's pipe, then from the pipe to
+     * the socket. The kernel hands the file's pages to the socket, as sendfile(2) does; every SPLICE runs in one
+     * of its worker threads.
+     */
+    static final class SpliceFile extends FilePiece {
+        private final Pipe pipe;
+
+        SpliceFile(int socket, int file, long position, int length, Pipe pipe,
+                   ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            super(socket, file, position, length, connection);
+            this.pipe = pipe;
+        }
+
+        @Override
+        Opcode opcode() {
+            return Opcode.SPLICE;
+        }
+
+        @Override
+        void prepareFill(Sqe sqe) {
+            sqe.prepSplice(file, position, pipe.writeEnd(), -1, length, 0);
+        }
+
+        @Override
+        void prepareDrain(Sqe sqe) {
+            sqe.prepSplice(pipe.readEnd(), -1, socket, -1, staged - sent, 0);
+        }
+    }
+
+    /** What a connection sends with: one request of it is in flight at a time, and it stops where it is. */
+    abstract static class Sending extends RingOp {
+        boolean stopped;
+
+        /**
+         * The connection is closing and has cancelled what is in flight on the socket: a short send must not
+         * go on with a new request, which that cancellation would not reach (and a peer that reads nothing
+         * would then keep the socket open for ever).
+         */
+        final void stop() {
+            stopped = true;
         }
     }
 

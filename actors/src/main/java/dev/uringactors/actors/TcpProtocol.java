@@ -56,8 +56,14 @@ public final class TcpProtocol {
     }
 
     /** What a connection ({@link Connected#connection()}) takes. */
-    public sealed interface ConnectionCommand permits Register, Write, ReadControl, CloseCommand,
+    public sealed interface ConnectionCommand permits Register, WriteCommand, ReadControl, CloseCommand,
             TcpConnection.Internal {
+    }
+
+    /** What the connection sends, in the order it was given: bytes ({@link Write}) or part of a file ({@link WriteFile}). */
+    public sealed interface WriteCommand extends ConnectionCommand permits Write, WriteFile {
+        /** What the handler gets once it is all written; null for nothing. */
+        Event ack();
     }
 
     /**
@@ -77,10 +83,23 @@ public final class TcpProtocol {
      * {@code uring.tcp.max-write-queue} bytes fails with {@link CommandFailed}: wait for acknowledgements to stay
      * below it. What the connection took, it sends before a CLOSE or CONFIRMED_CLOSE; only ABORT drops it.
      */
-    public record Write(ByteString data, Event ack) implements ConnectionCommand {
+    public record Write(ByteString data, Event ack) implements WriteCommand {
         public static Write of(ByteString data) {
             return new Write(data, null);
         }
+    }
+
+    /**
+     * Send {@code count} bytes of an open file from {@code position}, without bringing them onto the Java heap:
+     * the connection reads a piece of {@code uring.tcp.file-chunk} bytes into native memory and sends it, then
+     * the next, so that it holds one piece at a time however slowly the peer reads. It queues with the writes
+     * and counts nothing against {@code max-write-queue}. Keep the file open until {@code ack} arrives (or the
+     * connection's closing event). If the file ends before {@code count} bytes or cannot be read, the handler
+     * gets {@link CommandFailed} and the connection closes with {@link ErrorClosed}: what the peer was promised
+     * cannot be kept, and nothing else may follow the part that was sent. A file opened with O_DIRECT is
+     * refused.
+     */
+    public record WriteFile(FileHandle file, long position, long count, Event ack) implements WriteCommand {
     }
 
     /**

@@ -42,6 +42,15 @@ public final class UringFiles {
         return ask(uring.nextRing(), replyTo -> new RingProtocol.Open(path, set, replyTo));
     }
 
+    /**
+     * Opens {@code path} relative to the open directory {@code directory}, on that directory's ring, and only if
+     * it lies beneath it ({@link RingProtocol.OpenBeneath}): an escape fails with a {@code UringException} (EXDEV).
+     */
+    public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, OpenOption... options) {
+        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
+        return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, set, replyTo));
+    }
+
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
         return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
     }

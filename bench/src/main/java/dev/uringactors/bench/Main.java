@@ -18,6 +18,8 @@ public final class Main {
                   interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
               db-like --file F [--workers 8] [--seconds 6]
                   workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
+              file-server [--seconds 6] [--rounds 3] [--file-send splice|read-send] [--sample-jar J]
+                  the sample file server vs nginx (both on PATH: apt-get install nginx wrk), 4 KiB and 1 MiB files
             """;
 
     private Main() {
@@ -38,6 +40,7 @@ public final class Main {
                 case "db-like" -> DbLikeBench.main(args);
                 case "echo-peers" -> EchoPeersBench.main(args);
                 case "accept" -> AcceptBench.main(args);
+                case "file-server" -> FileServerBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

@@ -16,12 +16,16 @@ public final class Errno {
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
     public static final int EEXIST = 17;
+    public static final int EXDEV = 18;
+    public static final int ENOTDIR = 20;
     public static final int EINVAL = 22;
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
     public static final int EPIPE = 32;
+    public static final int ENAMETOOLONG = 36;
     public static final int ENOSYS = 38;
+    public static final int ELOOP = 40;
     public static final int ETIME = 62;
     public static final int EOPNOTSUPP = 95;
     public static final int ENOBUFS = 105;

@@ -44,6 +44,12 @@ final class LibC {
 
     static native int pipe2(int[] fds, int flags);
 
+    /** fcntl(2) with an int argument (F_SETPIPE_SZ and the like). */
+    static native int fcntl(int fd, int cmd, int arg);
+
+    /** statx(2) into a heap array, which JNA copies back: no native memory to allocate for the answer. */
+    static native int statx(int dirfd, long path, int flags, int mask, byte[] statxBuf);
+
     static native long read(int fd, long buf, long count);
 
     static native long write(int fd, long buf, long count);

@@ -41,6 +41,8 @@ public final class OpFlags {
     public static final int O_SYNC = 0x101000;
     /** The dirfd meaning "relative to the current directory". */
     public static final int AT_FDCWD = -100;
+    /** STATX: an empty path means the file {@code dirfd} itself refers to. */
+    public static final int AT_EMPTY_PATH = 0x1000;
 
     /** STATX: the basic fields (mode, size, times...). */
     public static final int STATX_BASIC_STATS = 0x7ff;

@@ -83,6 +83,14 @@ public final class Sqe {
         return prepOpenat(dirfd, path, flags, mode).fileIndex(slot == OpFlags.FILE_INDEX_ALLOC ? slot : slot + 1);
     }
 
+    /**
+     * openat2(2): {@code how} points at a {@code struct open_how} ({@link OpenHow}), whose resolve flags can keep
+     * the lookup beneath {@code dirfd} (5.6); completes with the fd.
+     */
+    public Sqe prepOpenat2(int dirfd, long path, long how) {
+        return prepRw(Opcode.OPENAT2, dirfd, path, OpenHow.SIZE, how);
+    }
+
     public Sqe prepClose(int fd) {
         return prepRw(Opcode.CLOSE, fd, 0, 0, 0);
     }
@@ -215,6 +223,14 @@ public final class Sqe {
     }
 
     /** shutdown(2): {@link OpFlags#SHUT_RD}, SHUT_WR or SHUT_RDWR. */
+    /**
+     * splice(2) of up to {@code nbytes} from {@code fdIn} to {@code fdOut}, one of which is a pipe; an offset of
+     * -1 means the file's own position (a pipe has none). The kernel always runs it in a worker thread.
+     */
+    public Sqe prepSplice(int fdIn, long offIn, int fdOut, long offOut, int nbytes, int spliceFlags) {
+        return prepRw(Opcode.SPLICE, fdOut, offIn, nbytes, offOut).opFlags(spliceFlags).fileIndex(fdIn);
+    }
+
     public Sqe prepShutdown(int fd, int how) {
         return prepRw(Opcode.SHUTDOWN, fd, 0, how, 0);
     }

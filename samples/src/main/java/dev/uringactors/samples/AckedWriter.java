@@ -5,6 +5,9 @@ import dev.uringactors.actors.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.ReadControl;
 import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.actors.TcpProtocol.WriteCommand;
+import dev.uringactors.actors.TcpProtocol.WriteFile;
+import dev.uringactors.actors.FileHandle;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
@@ -20,6 +23,10 @@ import java.util.ArrayDeque;
  * written up to it: acknowledgements come in write order, so each tells how much of everything before it has
  * been sent, and small replies cost no acknowledgement message each. The interval is well below the high
  * water mark, so that while reading is suspended there is always an acknowledgement on its way.
+ *
+ * <p>Part of a file ({@link #writeFile}) counts as its length, as if it were bytes in memory, so that what
+ * follows it waits and reading stays suspended while it is sent; it always asks for an acknowledgement, which
+ * tells the caller when the file may be closed ({@link #acknowledgedBytes()}).
  */
 final class AckedWriter {
     static final int HIGH_WATER = 256 * 1024;
@@ -27,7 +34,7 @@ final class AckedWriter {
     static final int ACK_INTERVAL = 32 * 1024;
 
     private final ActorRef<ConnectionCommand> connection;
-    private final ArrayDeque<ByteString> waiting = new ArrayDeque<>();
+    private final ArrayDeque<WriteCommand> waiting = new ArrayDeque<>();
     private long written;
     private long acknowledged;
     private long lastAckAskedAt;
@@ -49,16 +56,38 @@ final class AckedWriter {
      * Whether a write of {@code size} goes to the connection now: it fits under the high water mark, or no
      * acknowledgement is on its way (then nothing would ever release it from waiting here).
      */
-    private boolean goesNow(int size) {
+    private boolean goesNow(long size) {
         return inConnection() + size <= HIGH_WATER || lastAckAskedAt == acknowledged;
     }
 
     void write(ByteString data) {
-        if (waiting.isEmpty() && goesNow(data.size())) {
-            send(data);
+        enqueue(Write.of(data));
+    }
+
+    /**
+     * Sends {@code count} bytes of {@code file} from {@code position} after what was written before; returns
+     * the total written once they are sent: when {@link #acknowledgedBytes()} reaches it, the file may be closed.
+     */
+    long writeFile(FileHandle file, long position, long count) {
+        enqueue(new WriteFile(file, position, count, null));
+        return written + waitingBytes;
+    }
+
+    /** Bytes of everything written so far that are known to be sent. */
+    long acknowledgedBytes() {
+        return acknowledged;
+    }
+
+    private static long sizeOf(WriteCommand w) {
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).count();
+    }
+
+    private void enqueue(WriteCommand w) {
+        if (waiting.isEmpty() && goesNow(sizeOf(w))) {
+            send(w);
         } else {
-            waiting.add(data);
-            waitingBytes += data.size();
+            waiting.add(w);
+            waitingBytes += sizeOf(w);
         }
         if (!suspended && inConnection() + waitingBytes > HIGH_WATER) {
             suspended = true;
@@ -69,9 +98,9 @@ final class AckedWriter {
     /** Handles the {@link Ack} of one of this writer's writes. */
     void acknowledged(Ack ack) {
         acknowledged = (Long) ack.token();
-        while (!waiting.isEmpty() && goesNow(waiting.peek().size())) {
-            ByteString next = waiting.poll();
-            waitingBytes -= next.size();
+        while (!waiting.isEmpty() && goesNow(sizeOf(waiting.peek()))) {
+            WriteCommand next = waiting.poll();
+            waitingBytes -= sizeOf(next);
             send(next);
         }
         if (suspended && inConnection() + waitingBytes < LOW_WATER) {
@@ -97,12 +126,14 @@ final class AckedWriter {
         }
     }
 
-    private void send(ByteString data) {
-        written += data.size();
-        boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL;
+    private void send(WriteCommand w) {
+        written += sizeOf(w);
+        boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL || w instanceof WriteFile;
         if (askAck) {
             lastAckAskedAt = written;
         }
-        connection.tell(new Write(data, askAck ? new Ack(written) : null));
+        Ack ack = askAck ? new Ack(written) : null;
+        connection.tell(w instanceof Write write ? new Write(write.data(), ack)
+                : new WriteFile(((WriteFile) w).file(), ((WriteFile) w).position(), ((WriteFile) w).count(), ack));
     }
 }

@@ -27,7 +27,7 @@ public final class EchoServer {
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
     public static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
-        return TcpServer.bind(address, bound, EchoServer::connection);
+        return TcpServer.bind(address, bound, c -> connection(c.connection()));
     }
 
     static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {

@@ -37,7 +37,6 @@ final class FileCopy implements CompletionHandler {
     private static final long WRITE = 1L << 32;
     /** user_data of a request issued and awaited alone (open, statx, fsync, close). */
     private static final long SINGLE = 1L << 33;
-    private static final int AT_EMPTY_PATH = 0x1000;
 
     /** A copy that was made: its size and the SHA-256 that source and copy share. */
     record Result(long bytes, String sha256) {
@@ -221,7 +220,7 @@ final class FileCopy implements CompletionHandler {
 
     private long sizeOfSource() {
         try (NativeBuffer statx = NativeBuffer.allocate(256); NativeBuffer empty = NativeBuffer.ofString("")) {
-            single(ring.nextSqe().prepStatx(in, empty.address(), AT_EMPTY_PATH, OpFlags.STATX_BASIC_STATS,
+            single(ring.nextSqe().prepStatx(in, empty.address(), OpFlags.AT_EMPTY_PATH, OpFlags.STATX_BASIC_STATS,
                     statx.address()), Opcode.STATX, source);
             return statx.getLong(40); // stx_size
         }

@@ -74,9 +74,18 @@ final class HttpServer {
         return head ? full.take(full.size() - (hello ? HELLO.length : NOT_FOUND.length)) : full;
     }
 
-    private static String reason(int status) {
+    static String reason(int status) {
         return switch (status) {
+            case 200 -> "OK";
+            case 206 -> "Partial Content";
+            case 301 -> "Moved Permanently";
+            case 304 -> "Not Modified";
             case 400 -> "Bad Request";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 416 -> "Range Not Satisfiable";
+            case 500 -> "Internal Server Error";
             case 408 -> "Request Timeout";
             case 413 -> "Content Too Large";
             case 414 -> "URI Too Long";
@@ -90,7 +99,7 @@ final class HttpServer {
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
     static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound) {
-        return TcpServer.bind(address, bound, HttpServer::connection);
+        return TcpServer.bind(address, bound, c -> connection(c.connection()));
     }
 
     static Behavior<Event> connection(ActorRef<ConnectionCommand> connection) {
@@ -98,14 +107,18 @@ final class HttpServer {
             Config http = ctx.getSystem().settings().config().getConfig("samples.http");
             // Keep the connection open when the peer shuts down its side: the last responses still go out.
             connection.tell(new Register(ctx.getSelf().narrow(), true));
-            return new Connection(connection, timers, new HttpRequestParser(new HttpRequestParser.Limits(
-                    http.getBytes("max-head").intValue(), http.getBytes("max-target").intValue(),
-                    http.getBytes("max-body"))), http.getDuration("head-timeout")).behavior();
+            return new Connection(connection, timers, parser(http), http.getDuration("head-timeout")).behavior();
         })).narrow();
     }
 
+    /** A parser with the limits of {@code samples.http}. */
+    static HttpRequestParser parser(Config http) {
+        return new HttpRequestParser(new HttpRequestParser.Limits(http.getBytes("max-head").intValue(),
+                http.getBytes("max-target").intValue(), http.getBytes("max-body")));
+    }
+
     /** The request head took longer than {@code samples.http.head-timeout}. */
-    private enum HeadTimeout {
+    enum HeadTimeout {
         INSTANCE
     }
 

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.BiFunction;
 
 /**
  * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line
@@ -37,6 +39,8 @@ public final class Main {
                                        takes the copy only once it matches (holes of a sparse file are filled)
               echo [--port P] [--host H]   echo server (default 127.0.0.1:7007); Ctrl-C stops it
               http [--port P] [--host H]   HTTP/1.1 hello-world server (default 127.0.0.1:8080)
+              files --root DIR [--port P] [--host H]
+                                       static file server for the files beneath DIR (default 127.0.0.1:8080)
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
             """;
     /** How long a server may take to bind before its start counts as failed. */
@@ -67,8 +71,9 @@ public final class Main {
             return switch (sample) {
                 case "probe" -> probe();
                 case "copy" -> copy(args);
-                case "echo" -> serve("echo", args, 7007, EchoServer::create, started);
-                case "http" -> serve("http", args, 8080, HttpServer::create, started);
+                case "echo" -> serve("echo", args, 7007, EchoServer::create, Main::ringsAndWait, started);
+                case "http" -> serve("http", args, 8080, HttpServer::create, Main::ringsAndWait, started);
+                case "files" -> files(args, started);
                 default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
             };
         } catch (UsageException e) {
@@ -100,7 +105,7 @@ public final class Main {
      * is halted, with the stacks of the ring threads in the log.
      */
     private static int serve(String name, String[] args, int defaultPort, ServerFactory factory,
-                             Consumer<ActorSystem<?>> started) {
+                             BiFunction<UringSettings, Integer, String> details, Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
         Config config = ConfigFactory.load();
@@ -115,10 +120,8 @@ public final class Main {
                 new IllegalStateException("the server stopped while starting")));
         try {
             InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            int rings = UringExtension.get(system).ringCount();
-            System.out.printf("%s server listening on %s:%d (%d ring%s, wait strategy %s); Ctrl-C stops it%n",
-                    name, listening.getAddress().getHostAddress(), listening.getPort(), rings, rings == 1 ? "" : "s",
-                    settings.waitStrategy().name().toLowerCase(Locale.ROOT));
+            System.out.printf("%s server listening on %s:%d %s%n", name, listening.getAddress().getHostAddress(),
+                    listening.getPort(), details.apply(settings, UringExtension.get(system).ringCount()));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -132,6 +135,30 @@ public final class Main {
         started.accept(system);
         system.getWhenTerminated().toCompletableFuture().join();
         return 0;
+    }
+
+    /** What the echo and http servers say of themselves once they listen. */
+    private static String ringsAndWait(UringSettings settings, int rings) {
+        return "(" + rings(rings) + ", wait strategy " + settings.waitStrategy().name().toLowerCase(Locale.ROOT)
+                + "); Ctrl-C stops it";
+    }
+
+    private static String rings(int rings) {
+        return rings + " ring" + (rings == 1 ? "" : "s");
+    }
+
+    /** The static file server: its root must be a directory, checked before anything starts. */
+    private static int files(String[] args, Consumer<ActorSystem<?>> started) throws IOException {
+        String rootOption = option(args, "--root", null);
+        if (rootOption == null) {
+            throw new UsageException("files needs --root DIR");
+        }
+        Path root = Path.of(rootOption).toAbsolutePath().normalize();
+        if (!Files.isDirectory(root)) {
+            throw new IOException("--root " + rootOption + ": not a directory");
+        }
+        return serve("file", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
+                (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
     }
 
     private static void stopOrHalt(String name, ActorSystem<?> system, Duration deadline) {

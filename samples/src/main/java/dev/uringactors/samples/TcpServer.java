@@ -4,13 +4,11 @@ import dev.uringactors.actors.TcpProtocol.Bind;
 import dev.uringactors.actors.TcpProtocol.Bound;
 import dev.uringactors.actors.TcpProtocol.CommandFailed;
 import dev.uringactors.actors.TcpProtocol.Connected;
-import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.TcpSocketOptions;
 import dev.uringactors.actors.UringTcp;
 import com.typesafe.config.Config;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -24,14 +22,15 @@ import java.util.function.Function;
 
 /**
  * The bind handler the sample servers share: binds, reports the bound address (or the failure), and spawns a
- * handler per connection on the connection's own ring, so that its reactions need no thread hop.
+ * handler per connection (made from its {@link Connected}) on the connection's own ring, so that its reactions
+ * need no thread hop.
  */
 final class TcpServer {
     private TcpServer() {
     }
 
     static Behavior<Event> bind(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
-                                Function<ActorRef<ConnectionCommand>, Behavior<Event>> connectionHandler) {
+                                Function<Connected, Behavior<Event>> connectionHandler) {
         return Behaviors.setup(ctx -> {
             try {
                 return listening(ctx, address, bound, connectionHandler);
@@ -44,7 +43,7 @@ final class TcpServer {
 
     private static Behavior<Event> listening(ActorContext<Event> ctx, InetSocketAddress address,
                                              CompletableFuture<InetSocketAddress> bound,
-                                             Function<ActorRef<ConnectionCommand>, Behavior<Event>> connectionHandler) {
+                                             Function<Connected, Behavior<Event>> connectionHandler) {
         // samples.idle-timeout: a connection that stays silent is closed (the library's default is never).
         Config config = ctx.getSystem().settings().config();
         Optional<Duration> idle = config.getString("samples.idle-timeout").equals("infinite")
@@ -62,7 +61,7 @@ final class TcpServer {
                     return Behaviors.stopped();
                 })
                 .onMessage(Connected.class, c -> {
-                    ctx.spawnAnonymous(connectionHandler.apply(c.connection()), uring.dispatcher(c.ring()));
+                    ctx.spawnAnonymous(connectionHandler.apply(c), uring.dispatcher(c.ring()));
                     return Behaviors.same();
                 })
                 .build();

@@ -1,0 +1,158 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.Bind;
+import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ErrorClosed;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.actors.TcpProtocol.WriteFile;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Sending part of a file: every byte in order between writes, in pieces, and a file that ends too soon. */
+@ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WriteFileTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private static final int CHUNK = 16 * 1024;
+
+    @JUnit5TestKit
+    ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
+            "uring { rings = 1, tcp.file-chunk = " + CHUNK + " }")).build();
+
+    @TempDir
+    Path tmp;
+
+    private Connected connectedClient(TestProbe<Event> handler, Socket[] client) throws IOException {
+        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+        InetSocketAddress address = handler.expectMessageClass(Bound.class).localAddress();
+        client[0] = new Socket(address.getAddress(), address.getPort());
+        client[0].setSoTimeout(20_000);
+        Connected c = handler.expectMessageClass(Connected.class);
+        c.connection().tell(new Register(handler.getRef()));
+        return c;
+    }
+
+    private FileHandle open(Path path) throws Exception {
+        return UringFiles.get(testKit.system()).open(path).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+    }
+
+    @Test
+    void partsOfAFileGoOutInOrderWithTheWritesAroundThem() throws Exception {
+        byte[] content = new byte[10 * CHUNK + 123]; // several pieces and a short last one
+        new Random(3).nextBytes(content);
+        Path path = Files.write(tmp.resolve("data"), content);
+        FileHandle file = open(path);
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        Socket[] client = new Socket[1];
+        Connected c = connectedClient(handler, client);
+        try (Socket s = client[0]) {
+            c.connection().tell(Write.of(ByteString.fromString("head|")));
+            c.connection().tell(new WriteFile(file, 0, content.length, new Ack("whole")));
+            c.connection().tell(new WriteFile(file, 100, 7, new Ack("part")));
+            c.connection().tell(new WriteFile(file, 5, 0, new Ack("none")));
+            c.connection().tell(new Write(ByteString.fromString("|tail"), new Ack("tail")));
+            c.connection().tell(CloseCommand.CLOSE);
+            byte[] got = readAll(s.getInputStream());
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.write("head|".getBytes());
+            expected.write(content);
+            expected.write(content, 100, 7);
+            expected.write("|tail".getBytes());
+            assertArrayEquals(expected.toByteArray(), got);
+            for (String token : new String[] {"whole", "part", "none", "tail"}) {
+                assertEquals(new Ack(token), handler.expectMessageClass(Ack.class));
+            }
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aFileShorterThanPromisedFailsTheCommandAndClosesTheConnection() throws Exception {
+        byte[] content = new byte[3 * CHUNK];
+        Arrays.fill(content, (byte) 'x');
+        Path path = Files.write(tmp.resolve("short"), content);
+        FileHandle file = open(path);
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        Socket[] client = new Socket[1];
+        Connected c = connectedClient(handler, client);
+        try (Socket s = client[0]) {
+            WriteFile promised = new WriteFile(file, 0, 5L * CHUNK, new Ack("never"));
+            c.connection().tell(promised);
+            c.connection().tell(Write.of(ByteString.fromString("must not follow")));
+            CommandFailed failed = handler.expectMessageClass(CommandFailed.class, Duration.ofSeconds(10));
+            assertEquals(promised, failed.command());
+            assertInstanceOf(EOFException.class, failed.cause());
+            assertTrue(failed.cause().getMessage().contains("ended at byte " + 3 * CHUNK), failed.cause().getMessage());
+            handler.expectMessageClass(ErrorClosed.class);
+            assertArrayEquals(content, readAll(s.getInputStream()), "what the file had, and nothing after it");
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aFileTruncatedWhileItIsSentEndsTheConnection() throws Exception {
+        byte[] content = new byte[64 * CHUNK];
+        new Random(5).nextBytes(content);
+        Path path = Files.write(tmp.resolve("shrinking"), content);
+        FileHandle file = open(path);
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        Socket[] client = new Socket[1];
+        Connected c = connectedClient(handler, client);
+        try (Socket s = client[0]) {
+            c.connection().tell(new WriteFile(file, 0, content.length, new Ack("never")));
+            InputStream in = s.getInputStream();
+            byte[] first = in.readNBytes(CHUNK); // the send has begun; the peer reads no more for now
+            assertArrayEquals(Arrays.copyOf(content, CHUNK), first);
+            try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw")) {
+                raf.setLength(4 * CHUNK);
+            }
+            byte[] rest = readAll(in);
+            assertTrue(CHUNK + rest.length < content.length, "the response was cut short: " + rest.length);
+            handler.expectMessageClass(CommandFailed.class, Duration.ofSeconds(10));
+            handler.expectMessageClass(ErrorClosed.class);
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,530 @@
+package dev.uringactors.samples;
+
+import com.typesafe.config.Config;
+import dev.uringactors.actors.FileHandle;
+import dev.uringactors.actors.FileStat;
+import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.TcpProtocol.Ack;
+import dev.uringactors.actors.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.TcpProtocol.Received;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.UringFiles;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.UringException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+import org.apache.pekko.util.ByteStringBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * A static file server over HTTP/1.1: GET and HEAD of the files beneath a root, with conditional requests,
+ * single byte ranges, index pages and directory listings. Requests are parsed by {@link HttpRequestParser} and
+ * answered in order, one at a time per connection.
+ *
+ * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's actor,
+ * so that opening, reading and sending a file never leave the ring's thread. Every file is opened beneath the
+ * root by the kernel ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked
+ * ({@link RequestPath}). A file up to {@code samples.files.whole-read-limit} is read and sent with its head in one
+ * write; a larger one goes out with {@code WriteFile}, a piece at a time, paced by the peer.
+ */
+final class FileServer {
+    private static final String ALLOW = "Allow: GET, HEAD\r\n";
+    private static final Set<StandardOpenOption> READ = Set.of(StandardOpenOption.READ);
+    /** Files being sent on one connection at most: a pipelining client cannot make it hold more open. */
+    private static final int MAX_FILES_IN_FLIGHT = 2;
+
+    private FileServer() {
+    }
+
+    /**
+     * Opens {@code root} (a directory), then binds {@code address}; {@code bound} completes with the address, or
+     * with why the root could not be opened or the address bound.
+     */
+    static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound, Path root) {
+        return Behaviors.<Object>setup(ctx -> {
+            ctx.pipeToSelf(UringFiles.get(ctx.getSystem()).open(root), (dir, failure) -> failure != null
+                    ? new IllegalStateException("root " + root + ": " + failure.getMessage(), failure) : dir);
+            return Behaviors.receive(Object.class)
+                    .onMessage(FileHandle.class, dir -> serving(ctx, address, bound, dir))
+                    .onMessage(IllegalStateException.class, e -> {
+                        bound.completeExceptionally(e);
+                        return Behaviors.stopped();
+                    })
+                    .build();
+        }).narrow();
+    }
+
+    private static Behavior<Object> serving(ActorContext<Object> ctx, InetSocketAddress address,
+                                            CompletableFuture<InetSocketAddress> bound, FileHandle root) {
+        ctx.spawn(TcpServer.bind(address, bound, connected -> connection(connected, root)), "listener");
+        return Behaviors.receive(Object.class)
+                .onSignal(PostStop.class, s -> {
+                    UringFiles.get(ctx.getSystem()).close(root);
+                    return Behaviors.same();
+                })
+                .build();
+    }
+
+    /** The handler of one connection, to be spawned on the connection's ring. */
+    static Behavior<Event> connection(Connected connected, FileHandle root) {
+        return Behaviors.<Object>setup(ctx -> Behaviors.withTimers(timers -> {
+            Config config = ctx.getSystem().settings().config();
+            connected.connection().tell(new Register(ctx.getSelf().narrow(), true));
+            return new Connection(ctx, timers, connected, root, config).behavior();
+        })).narrow();
+    }
+
+    /** The answer of the ring to the one file request in flight. */
+    private record RingReply(StatusReply<?> reply) {
+    }
+
+    /** A directory listing, made off the ring thread: the page, or why it could not be made. */
+    private record Listed(byte[] page, Throwable failure) {
+    }
+
+    /** What the request in progress waits for. */
+    private enum Stage { OPENING, OPENING_INDEX, READING, LISTING }
+
+    private static final class Connection {
+        private final ActorContext<Object> ctx;
+        private final TimerScheduler<Object> timers;
+        private final ActorRef<ConnectionCommand> connection;
+        private final FileHandle root;
+        private final ActorRef<RingProtocol.Command> ring;
+        private final ActorRef<StatusReply<FileHandle>> openReplies;
+        private final ActorRef<StatusReply<ByteString>> readReplies;
+        private final HttpRequestParser parser;
+        private final Duration headTimeout;
+        private final long wholeReadLimit;
+        private final Executor blocking;
+        private final AckedWriter writer;
+        private final ArrayDeque<HttpRequestParser.Request> pending = new ArrayDeque<>();
+        /** Files handed to the writer, with the byte count after which they are sent and may be closed. */
+        private final ArrayDeque<SentFile> sentFiles = new ArrayDeque<>();
+        private final HttpDate date = new HttpDate();
+
+        /** The request in progress, the file it names, and what it waits for (null: nothing). */
+        private HttpRequestParser.Request current;
+        private RequestPath path;
+        private Stage stage;
+        private FileHandle file;
+        /** A directory whose index.html is looked for, or which is being listed. */
+        private FileHandle directory;
+        /** The head of a response whose body is being read whole, and the body's length. */
+        private ByteString pendingHead;
+        private long pendingLength;
+        private boolean closing;
+        private boolean peerClosed;
+        private boolean connectionClosed;
+
+        private record SentFile(FileHandle file, long sentAfter) {
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Connection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected, FileHandle root,
+                   Config config) {
+            this.ctx = ctx;
+            this.timers = timers;
+            this.connection = connected.connection();
+            this.root = root;
+            // The handler runs on the connection's ring (TcpServer spawns it there): file requests go to that ring.
+            this.ring = UringExtension.get(ctx.getSystem()).ring(connected.ring());
+            ActorRef<StatusReply> replies = ctx.messageAdapter(StatusReply.class, RingReply::new);
+            this.openReplies = (ActorRef) replies;
+            this.readReplies = (ActorRef) replies;
+            this.parser = HttpServer.parser(config.getConfig("samples.http"));
+            this.headTimeout = config.getDuration("samples.http.head-timeout");
+            this.wholeReadLimit = config.getBytes("samples.files.whole-read-limit");
+            this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
+            this.writer = new AckedWriter(connection);
+        }
+
+        Behavior<Object> behavior() {
+            return Behaviors.receive(Object.class)
+                    .onMessage(Received.class, this::received)
+                    .onMessage(RingReply.class, r -> ringReply(r.reply()))
+                    .onMessage(Ack.class, this::acknowledged)
+                    .onMessage(Listed.class, this::listed)
+                    .onMessage(HttpServer.HeadTimeout.class, t -> {
+                        if (current != null) { // the 408 must not overtake the answer in progress
+                            timers.startSingleTimer(HttpServer.HeadTimeout.INSTANCE, headTimeout);
+                        } else if (!closing) {
+                            respondError(408);
+                        }
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, f -> {
+                        connection.tell(CloseCommand.ABORT); // a file that could not be sent as promised
+                        return Behaviors.same();
+                    })
+                    .onMessage(PeerClosed.class, p -> {
+                        peerClosed = true;
+                        serveNext();
+                        return Behaviors.same();
+                    })
+                    .onMessage(ConnectionClosed.class, c -> {
+                        connectionClosed = true;
+                        return stopWhenIdle();
+                    })
+                    .build();
+        }
+
+        private Behavior<Object> received(Received r) {
+            if (closing) {
+                return Behaviors.same();
+            }
+            parser.append(r.data().toArrayUnsafe());
+            HttpRequestParser.Request request;
+            while ((request = parser.next()) != null) {
+                pending.add(request);
+            }
+            if (!parser.inPartialHead()) {
+                timers.cancel(HttpServer.HeadTimeout.INSTANCE);
+            } else if (!timers.isTimerActive(HttpServer.HeadTimeout.INSTANCE)) {
+                timers.startSingleTimer(HttpServer.HeadTimeout.INSTANCE, headTimeout);
+            }
+            serveNext();
+            return Behaviors.same();
+        }
+
+        /** Starts the next request when none is in progress and the files being sent leave room. */
+        private void serveNext() {
+            while (current == null && !closing && sentFiles.size() < MAX_FILES_IN_FLIGHT) {
+                current = pending.poll();
+                if (current == null) {
+                    if (peerClosed) { // the peer sends no more: what it asked for is answered, then close
+                        closing = true;
+                        writer.closeWhenWritten();
+                    }
+                    return;
+                }
+                begin();
+            }
+        }
+
+        private void begin() {
+            if (current.errorStatus() != 0) {
+                respondError(current.errorStatus());
+                return;
+            }
+            if (!current.method().equals("GET") && !current.method().equals("HEAD")) {
+                respond(HttpServer.response(405, HttpServer.reason(405), new byte[0], ALLOW + connectionHeader()));
+                return;
+            }
+            try {
+                path = RequestPath.of(current.target());
+            } catch (RequestPath.RefusedException e) {
+                respondError(e.refusal == RequestPath.Refusal.MALFORMED ? 400 : 403);
+                return;
+            }
+            stage = Stage.OPENING;
+            ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, openReplies));
+        }
+
+        private Behavior<Object> ringReply(StatusReply<?> reply) {
+            if (connectionClosed) { // the answer came after the connection: only release what it holds
+                if (reply.isSuccess() && reply.getValue() instanceof FileHandle opened) {
+                    closeFile(opened);
+                }
+                stage = null;
+                return stopWhenIdle();
+            }
+            if (reply.isError()) {
+                failed(reply.getError());
+                serveNext();
+                return Behaviors.same();
+            }
+            Object value = reply.getValue();
+            if (stage == Stage.READING) {
+                sendWhole((ByteString) value);
+            } else {
+                file = (FileHandle) value;
+                FileStat stat;
+                try {
+                    stat = FileStat.of(file); // at once: the inode of an open file is in memory
+                } catch (UringException e) {
+                    failed(e);
+                    serveNext();
+                    return Behaviors.same();
+                }
+                if (stage == Stage.OPENING) {
+                    opened(stat);
+                } else {
+                    indexOpened(stat);
+                }
+            }
+            serveNext();
+            return Behaviors.same();
+        }
+
+        private void indexOpened(FileStat stat) {
+            if (stat.isRegularFile()) {
+                closeFile(directory);
+                directory = null;
+                serveFile(stat);
+            } else { // an index.html that is not a file: list the directory instead
+                closeFile(file);
+                file = null;
+                list();
+            }
+        }
+
+        /** A file request failed: a missing index page means a listing; an open that failed, 404 or 403. */
+        private void failed(Throwable error) {
+            if (stage == Stage.OPENING_INDEX && error instanceof UringException u && u.errno() == Errno.ENOENT) {
+                list();
+                return;
+            }
+            int status = 500;
+            if (error instanceof UringException u && file == null) { // the open failed
+                int errno = u.errno();
+                status = errno == Errno.ENOENT || errno == Errno.ENOTDIR || errno == Errno.ENAMETOOLONG ? 404
+                        : errno == Errno.EXDEV || errno == Errno.ELOOP || errno == Errno.EACCES
+                        || errno == Errno.EPERM ? 403 : 500;
+            }
+            if (status == 500) {
+                ctx.getLog().warn("{} {}: {}", current.method(), current.target(), error.toString());
+            }
+            for (FileHandle held : new FileHandle[] {file, directory}) {
+                if (held != null) {
+                    closeFile(held);
+                }
+            }
+            file = null;
+            directory = null;
+            respondError(status);
+        }
+
+        private void opened(FileStat stat) {
+            if (stat.isDirectory()) {
+                if (!path.directorySyntax()) { // relative links in its page must resolve inside it
+                    closeFile(file);
+                    file = null;
+                    respond(HttpServer.response(301, HttpServer.reason(301), new byte[0], "Location: "
+                            + RequestPath.pathOf(current.target()) + "/\r\n" + connectionHeader()));
+                    return;
+                }
+                directory = file;
+                file = null;
+                stage = Stage.OPENING_INDEX;
+                ring.tell(new RingProtocol.OpenBeneath(directory, Path.of("index.html"), READ, openReplies));
+            } else if (stat.isRegularFile()) {
+                serveFile(stat);
+            } else {
+                closeFile(file);
+                file = null;
+                respondError(403);
+            }
+        }
+
+        /** The answer for a regular file: 304, 416, or 200/206 with all or part of it. */
+        private void serveFile(FileStat stat) {
+            FileValidators validators = new FileValidators(stat);
+            String validatorHeaders = "Last-Modified: " + validators.lastModified() + "\r\nETag: " + validators.etag()
+                    + "\r\n";
+            if (validators.notModified(current.header("if-none-match"), current.header("if-modified-since"))) {
+                closeFile(file);
+                file = null;
+                respond(head(304, validatorHeaders, -1));
+                return;
+            }
+            ByteRange range = validators.rangeApplies(current.header("if-range"))
+                    ? ByteRange.parse(current.header("range"), stat.size()) : ByteRange.WHOLE;
+            if (range instanceof ByteRange.Unsatisfiable) {
+                closeFile(file);
+                file = null;
+                respond(HttpServer.response(416, HttpServer.reason(416), new byte[0], "Content-Range: bytes */"
+                        + stat.size() + "\r\n" + connectionHeader()));
+                return;
+            }
+            ByteRange.Slice slice = range instanceof ByteRange.Slice s ? s : new ByteRange.Slice(0, stat.size() - 1);
+            boolean partial = range instanceof ByteRange.Slice;
+            String headers = "Content-Type: " + FileValidators.contentType(file.path().getFileName().toString())
+                    + "\r\n" + validatorHeaders + "Accept-Ranges: bytes\r\n" + (partial ? "Content-Range: bytes "
+                    + slice.first() + "-" + slice.last() + "/" + stat.size() + "\r\n" : "");
+            ByteString head = head(partial ? 206 : 200, headers, slice.length());
+            if (current.method().equals("HEAD") || slice.length() == 0) {
+                closeFile(file);
+                file = null;
+                respond(head);
+            } else if (slice.length() <= wholeReadLimit) {
+                stage = Stage.READING;
+                pendingHead = head;
+                pendingLength = slice.length();
+                ring.tell(new RingProtocol.Read(file, slice.first(), (int) slice.length(), readReplies));
+            } else {
+                writer.write(head);
+                sentFiles.add(new SentFile(file, writer.writeFile(file, slice.first(), slice.length())));
+                file = null;
+                done();
+            }
+        }
+
+        private void sendWhole(ByteString body) {
+            closeFile(file);
+            file = null;
+            if (body.size() != pendingLength) { // the file shrank since its STATX: nothing true can be said now
+                ctx.getLog().warn("{} changed while it was read; closing the connection", current.target());
+                closing = true;
+                current = null;
+                stage = null;
+                connection.tell(CloseCommand.ABORT);
+                return;
+            }
+            respond(pendingHead.concat(body));
+        }
+
+        private Behavior<Object> acknowledged(Ack ack) {
+            writer.acknowledged(ack);
+            while (!sentFiles.isEmpty() && sentFiles.peek().sentAfter() <= writer.acknowledgedBytes()) {
+                closeFile(sentFiles.poll().file());
+            }
+            serveNext();
+            return Behaviors.same();
+        }
+
+        private void list() {
+            stage = Stage.LISTING;
+            int fd = directory.fd();
+            String shown = RequestPath.pathOf(current.target());
+            ActorRef<Object> self = ctx.getSelf();
+            CompletableFuture.supplyAsync(() -> {
+                try {
+                    return DirectoryListing.html(fd, shown);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, blocking).whenComplete((page, failure) -> self.tell(new Listed(page, failure)));
+        }
+
+        private Behavior<Object> listed(Listed listed) {
+            stage = null;
+            closeFile(directory);
+            directory = null;
+            if (connectionClosed) {
+                return stopWhenIdle();
+            }
+            if (current == null) { // answered meanwhile (a timeout closed the connection)
+                return Behaviors.same();
+            }
+            if (listed.failure() != null) {
+                ctx.getLog().warn("listing {}: {}", current.target(), listed.failure().toString());
+                respondError(500);
+            } else if (current.method().equals("HEAD")) {
+                respond(head(200, "Content-Type: text/html; charset=utf-8\r\n", listed.page().length));
+            } else {
+                respond(head(200, "Content-Type: text/html; charset=utf-8\r\n", listed.page().length)
+                        .concat(ByteString.fromArrayUnsafe(listed.page())));
+            }
+            serveNext();
+            return Behaviors.same();
+        }
+
+        /** A response head; {@code contentLength} -1 for none (304). */
+        private ByteString head(int status, String headers, long contentLength) {
+            StringBuilder head = new StringBuilder(256).append("HTTP/1.1 ").append(status).append(' ')
+                    .append(HttpServer.reason(status)).append("\r\nServer: uring-actors\r\nDate: ")
+                    .append(date.now()).append("\r\n").append(headers);
+            if (contentLength >= 0) {
+                head.append("Content-Length: ").append(contentLength).append("\r\n");
+            }
+            return ByteString.fromString(head.append(connectionHeader()).append("\r\n").toString());
+        }
+
+        private String connectionHeader() {
+            return !current.keepAlive() ? "Connection: close\r\n"
+                    : current.http11() ? "" : "Connection: keep-alive\r\n";
+        }
+
+        private void respondError(int status) {
+            boolean close = current == null || current.errorStatus() != 0 || status == 408 || !current.keepAlive();
+            ByteString response = HttpServer.response(status, HttpServer.reason(status), new byte[0],
+                    close ? "Connection: close\r\n" : connectionHeader());
+            if (close) {
+                closing = true;
+                timers.cancelAll();
+                writer.write(response);
+                writer.closeWhenWritten();
+                current = null;
+                stage = null;
+            } else {
+                respond(response);
+            }
+        }
+
+        /** Writes the whole response of the current request; the caller goes on with the next ({@link #serveNext}). */
+        private void respond(ByteString response) {
+            writer.write(response);
+            done();
+        }
+
+        private void done() {
+            if (!current.keepAlive()) {
+                closing = true;
+                timers.cancelAll();
+                writer.closeWhenWritten();
+            }
+            current = null;
+            stage = null;
+        }
+
+        private void closeFile(FileHandle handle) {
+            ring.tell(new RingProtocol.Close(handle, ctx.getSystem().ignoreRef()));
+        }
+
+        /** The connection is gone: closes every file it held once no answer of the ring is outstanding. */
+        private Behavior<Object> stopWhenIdle() {
+            if (stage != null) {
+                return Behaviors.same(); // the ring's answer (or the listing) is still to come
+            }
+            sentFiles.forEach(f -> closeFile(f.file()));
+            sentFiles.clear();
+            for (FileHandle held : new FileHandle[] {file, directory}) {
+                if (held != null) {
+                    closeFile(held);
+                }
+            }
+            return Behaviors.stopped();
+        }
+    }
+
+    /** The Date header's value, formatted once a second. */
+    private static final class HttpDate {
+        private long second = -1;
+        private String text;
+
+        String now() {
+            Instant now = Instant.now();
+            if (now.getEpochSecond() != second) {
+                second = now.getEpochSecond();
+                text = FileValidators.httpDate(now);
+            }
+            return text;
+        }
+    }
+}

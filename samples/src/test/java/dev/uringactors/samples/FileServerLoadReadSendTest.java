@@ -1,0 +1,9 @@
+package dev.uringactors.samples;
+
+/** {@link FileServerLoad} with files sent by READ into native memory, then SEND. */
+class FileServerLoadReadSendTest extends FileServerLoad {
+    @Override
+    String fileSend() {
+        return "read-send";
+    }
+}

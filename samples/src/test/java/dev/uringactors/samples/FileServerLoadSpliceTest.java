@@ -1,0 +1,9 @@
+package dev.uringactors.samples;
+
+/** {@link FileServerLoad} with files sent by SPLICE through a pipe. */
+class FileServerLoadSpliceTest extends FileServerLoad {
+    @Override
+    String fileSend() {
+        return "splice";
+    }
+}
