@@ -356,34 +356,43 @@ final class TcpConnection {
     }
 
     private Behavior<ConnectionCommand> write(Write w) {
-        if (closing()) {
-            handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
-        } else if (!queue.isEmpty() && queuedBytes + w.data().size() > tcp.maxWriteQueue()) {
-            // The bound limits what waits behind other writes; a write on an empty queue is taken whatever its size.
-            handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
-                    + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
-                    + "); wait for acknowledgements before writing more")));
-        } else {
-            queuedBytes += w.data().size();
-            enqueue(w);
+        if (taken(w, w.data().size())) {
+            enqueue(w, w.data().size());
         }
         return Behaviors.same();
     }
 
     private Behavior<ConnectionCommand> writeFile(WriteFile w) {
-        if (closing()) {
-            handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
-        } else if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
+        if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
             handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
                     + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
                     + "be negative, and the file not opened with O_DIRECT")));
-        } else {
-            enqueue(w.count() == 0 ? new Write(ByteString.emptyByteString(), w.ack()) : w);
+        } else if (taken(w, w.header().size())) {
+            enqueue(w.count() == 0 ? new Write(w.header(), w.ack()) : w, w.header().size());
         }
         return Behaviors.same();
     }
 
-    private void enqueue(WriteCommand w) {
+    /**
+     * Whether a write holding {@code bytes} in memory may queue: not while closing, and not beyond
+     * max-write-queue behind other writes (a write on an empty queue is taken whatever its size).
+     */
+    private boolean taken(WriteCommand w, long bytes) {
+        if (closing()) {
+            handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
+            return false;
+        }
+        if (!queue.isEmpty() && queuedBytes + bytes > tcp.maxWriteQueue()) {
+            handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
+                    + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
+                    + "); wait for acknowledgements before writing more")));
+            return false;
+        }
+        return true;
+    }
+
+    private void enqueue(WriteCommand w, long bytesInMemory) {
+        queuedBytes += bytesInMemory;
         queue.add(w);
         if (sending == null) {
             sendNextPiece();
@@ -391,7 +400,11 @@ final class TcpConnection {
     }
 
     private static long sizeOf(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).count();
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size() + ((WriteFile) w).count();
+    }
+
+    private static long inMemory(WriteCommand w) {
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
     }
 
     /**
@@ -400,28 +413,42 @@ final class TcpConnection {
      */
     private void sendNextPiece() {
         WriteCommand head = queue.peek();
-        if (head instanceof WriteFile file) {
-            int length = (int) Math.min(tcp.fileChunk(), file.count() - headSent);
-            long position = file.position() + headSent;
-            if (tcp.fileSend() == UringSettings.FileSend.SPLICE && pipe == null) {
-                pipe = openPipe();
-            }
-            if (pipe != null) {
-                sending = new TcpOps.SpliceFile(fd, file.file().fd(), position, Math.min(length, pipe.capacity()),
-                        pipe, ctx.getSelf());
-            } else {
-                sending = new TcpOps.SendFile(fd, file.file().fd(), position, length, loop.issuer().buffers(),
-                        ctx.getSelf());
-            }
-        } else {
-            ByteString data = ((Write) head).data();
-            int max = loop.issuer().maxIoSize();
-            ByteString piece = headSent == 0 && data.size() <= max
-                    ? data : data.slice((int) headSent, (int) Math.min(data.size(), headSent + max));
-            boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
-            sending = new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
-        }
+        sending = head instanceof WriteFile file ? nextFilePiece(file) : sendPiece(((Write) head).data(), headSent);
         loop.issuer().issue(sending);
+    }
+
+    private TcpOps.Send sendPiece(ByteString data, long from) {
+        int max = loop.issuer().maxIoSize();
+        ByteString piece = from == 0 && data.size() <= max
+                ? data : data.slice((int) from, (int) Math.min(data.size(), from + max));
+        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
+        return new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
+    }
+
+    /**
+     * A piece of a WriteFile: spliced when it is large enough (after the header, which then goes first on its
+     * own), else read after what is left of the header and sent with it.
+     */
+    private TcpOps.Sending nextFilePiece(WriteFile file) {
+        int headerSize = file.header().size();
+        long fileSent = Math.max(0, headSent - headerSize);
+        int length = (int) Math.min(tcp.fileChunk(), file.count() - fileSent);
+        long position = file.position() + fileSent;
+        boolean splice = tcp.spliceThreshold() >= 0 && length >= tcp.spliceThreshold();
+        if (splice && headSent < headerSize) {
+            return sendPiece(file.header(), headSent);
+        }
+        if (splice && pipe == null) {
+            pipe = openPipe();
+        }
+        if (splice && pipe != null) {
+            return new TcpOps.SpliceFile(fd, file.file().fd(), position, Math.min(length, pipe.capacity()), pipe,
+                    ctx.getSelf());
+        }
+        ByteString headerLeft = headSent < headerSize ? file.header().drop((int) headSent)
+                : ByteString.emptyByteString();
+        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft, loop.issuer().buffers(),
+                ctx.getSelf());
     }
 
     /** A pipe to splice through, or null when none can be had (no fds left): the file is then read and sent. */
@@ -445,8 +472,9 @@ final class TcpConnection {
         }
         WriteFile head = (WriteFile) queue.peek();
         String path = head.file().path().toString();
+        long fileSent = Math.max(0, headSent - head.header().size());
         Exception cause = res == 0
-                ? new EOFException(path + ": the file ended at byte " + (head.position() + headSent) + ", short of the "
+                ? new EOFException(path + ": the file ended at byte " + (head.position() + fileSent) + ", short of the "
                         + head.count() + " bytes from " + head.position() + " that were to be sent")
                 : UringException.ofResult(Opcode.READ, res, path, 0);
         handler().tell(new CommandFailed(head, cause));
@@ -470,9 +498,7 @@ final class TcpConnection {
         }
         queue.poll();
         headSent = 0;
-        if (head instanceof Write write) {
-            queuedBytes -= write.data().size();
-        }
+        queuedBytes -= inMemory(head);
         if (head.ack() != null) {
             handler().tell(head.ack());
         }

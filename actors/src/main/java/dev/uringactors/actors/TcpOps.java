@@ -220,8 +220,8 @@ final class TcpOps {
 
     /**
      * One piece of a {@link TcpProtocol.WriteFile}, in two steps that each submit the op again: fill (up to
-     * {@code length} bytes of the file at {@code position} into a staging place), then drain (all of them to the
-     * socket, however many sends that takes). It answers once: {@link TcpConnection.SendDone} with the bytes sent
+     * {@code length} bytes of the file at {@code position} into a staging place, after {@code prefixLength}
+     * bytes already there), then drain (all of them to the socket, however many sends that takes). It answers once: {@link TcpConnection.SendDone} with the bytes sent
      * (fewer than asked when the file is shorter), or the socket's error; {@link TcpConnection.FileUnreadable}
      * when the fill failed or found the end of the file at {@code position}.
      */
@@ -230,19 +230,21 @@ final class TcpOps {
         final int file;
         final long position;
         final int length;
+        final int prefixLength;
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
         private boolean filling = true;
         private boolean answered;
-        /** Bytes filled, and how many of them went to the socket. */
+        /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
         int staged;
         int sent;
 
-        FilePiece(int socket, int file, long position, int length,
+        FilePiece(int socket, int file, long position, int length, int prefixLength,
                   ActorRef<TcpProtocol.ConnectionCommand> connection) {
             this.socket = socket;
             this.file = file;
             this.position = position;
             this.length = length;
+            this.prefixLength = prefixLength;
             this.connection = connection;
         }
 
@@ -275,7 +277,7 @@ final class TcpOps {
                 return true;
             }
             if (filling) {
-                staged = res;
+                staged = prefixLength + res;
                 filling = false;
             } else {
                 sent += res;
@@ -304,16 +306,20 @@ final class TcpOps {
         }
     }
 
-    /** A file piece through a pooled native buffer: READ, then SEND; two copies, no kernel worker thread. */
+    /**
+     * A file piece through a pooled native buffer: READ after the {@code prefix} (what is left of the header),
+     * then SEND both at once; two copies of the file's bytes, no kernel worker thread.
+     */
     static final class SendFile extends FilePiece {
         private final BufferPool pool;
         private final NativeBuffer buffer;
 
-        SendFile(int socket, int file, long position, int length, BufferPool pool,
+        SendFile(int socket, int file, long position, int length, ByteString prefix, BufferPool pool,
                  ActorRef<TcpProtocol.ConnectionCommand> connection) {
-            super(socket, file, position, length, connection);
+            super(socket, file, position, length, prefix.size(), connection);
             this.pool = pool;
-            this.buffer = pool.acquire(length);
+            this.buffer = pool.acquire(prefix.size() + length);
+            prefix.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
         @Override
@@ -323,7 +329,7 @@ final class TcpOps {
 
         @Override
         void prepareFill(Sqe sqe) {
-            sqe.prepRead(file, buffer.address(), length, position);
+            sqe.prepRead(file, buffer.address() + prefixLength, length, position);
         }
 
         @Override
@@ -347,7 +353,7 @@ final class TcpOps {
 
         SpliceFile(int socket, int file, long position, int length, Pipe pipe,
                    ActorRef<TcpProtocol.ConnectionCommand> connection) {
-            super(socket, file, position, length, connection);
+            super(socket, file, position, length, 0, connection);
             this.pipe = pipe;
         }
 

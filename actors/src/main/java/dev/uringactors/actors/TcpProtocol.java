@@ -90,16 +90,21 @@ public final class TcpProtocol {
     }
 
     /**
-     * Send {@code count} bytes of an open file from {@code position}, without bringing them onto the Java heap:
-     * the connection reads a piece of {@code uring.tcp.file-chunk} bytes into native memory and sends it, then
-     * the next, so that it holds one piece at a time however slowly the peer reads. It queues with the writes
-     * and counts nothing against {@code max-write-queue}. Keep the file open until {@code ack} arrives (or the
-     * connection's closing event). If the file ends before {@code count} bytes or cannot be read, the handler
-     * gets {@link CommandFailed} and the connection closes with {@link ErrorClosed}: what the peer was promised
-     * cannot be kept, and nothing else may follow the part that was sent. A file opened with O_DIRECT is
-     * refused.
+     * Send {@code header} (may be empty), then {@code count} bytes of an open file from {@code position}, without
+     * bringing the file's bytes onto the Java heap, like sendfile(2) with a header. The file goes a piece of
+     * {@code uring.tcp.file-chunk} bytes at a time, so that the connection holds one piece however slowly the
+     * peer reads: a piece of at least {@code uring.tcp.splice-threshold} is spliced (no copy), a smaller one is
+     * read into native memory after the header and sent with it. It queues with the writes; its header counts
+     * against {@code max-write-queue}, its file part does not. Keep the file open until {@code ack} arrives (or
+     * the connection's closing event). If the file ends before {@code count} bytes or cannot be read, the
+     * handler gets {@link CommandFailed} and the connection closes with {@link ErrorClosed}: what the peer was
+     * promised cannot be kept, and nothing else may follow. A file opened with O_DIRECT is refused.
      */
-    public record WriteFile(FileHandle file, long position, long count, Event ack) implements WriteCommand {
+    public record WriteFile(ByteString header, FileHandle file, long position, long count, Event ack)
+            implements WriteCommand {
+        public WriteFile(FileHandle file, long position, long count, Event ack) {
+            this(ByteString.emptyByteString(), file, position, count, ack);
+        }
     }
 
     /**

@@ -44,7 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Sending part of a file: every byte in order between writes, in pieces, and a file that ends too soon. */
+/**
+ * Sending part of a file: every byte in order between writes, in pieces, and a file that ends too soon. Whole
+ * pieces are spliced here and shorter ones read and sent, so that both ways run in every test.
+ */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WriteFileTest {
@@ -53,7 +56,8 @@ class WriteFileTest {
 
     @JUnit5TestKit
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
-            "uring { rings = 1, tcp.file-chunk = " + CHUNK + " }")).build();
+            "uring { rings = 1, tcp { file-chunk = " + CHUNK + ", splice-threshold = " + (CHUNK - 1) + " } }"))
+            .build();
 
     @TempDir
     Path tmp;
@@ -102,6 +106,34 @@ class WriteFileTest {
             expected.write("|tail".getBytes());
             assertArrayEquals(expected.toByteArray(), got);
             for (String token : new String[] {"whole", "part", "none", "tail"}) {
+                assertEquals(new Ack(token), handler.expectMessageClass(Ack.class));
+            }
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aHeaderGoesBeforeTheFileWhetherItIsSplicedOrReadAndSent() throws Exception {
+        byte[] content = new byte[2 * CHUNK + 10];
+        new Random(4).nextBytes(content);
+        FileHandle file = open(Files.write(tmp.resolve("headed"), content));
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        Socket[] client = new Socket[1];
+        Connected c = connectedClient(handler, client);
+        try (Socket s = client[0]) {
+            ByteString header = ByteString.fromString("HEADER\r\n");
+            c.connection().tell(new WriteFile(header, file, 0, content.length, new Ack("spliced")));
+            c.connection().tell(new WriteFile(header, file, 5, 100, new Ack("read")));
+            c.connection().tell(new WriteFile(header, file, 0, 0, new Ack("header only")));
+            c.connection().tell(CloseCommand.CLOSE);
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.write(header.toArray());
+            expected.write(content);
+            expected.write(header.toArray());
+            expected.write(content, 5, 100);
+            expected.write(header.toArray());
+            assertArrayEquals(expected.toByteArray(), readAll(s.getInputStream()));
+            for (String token : new String[] {"spliced", "read", "header only"}) {
                 assertEquals(new Ack(token), handler.expectMessageClass(Ack.class));
             }
         }

@@ -35,7 +35,7 @@ final class FileServerBench {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
-        String fileSend = args.string("file-send", "splice");
+        String spliceThreshold = args.string("splice-threshold", "64KiB");
         String nginx = onPath("nginx");
         String wrk = onPath("wrk");
         if (!Files.isRegularFile(Path.of(sampleJar))) {
@@ -54,16 +54,19 @@ final class FileServerBench {
         List<Process> started = new ArrayList<>();
         try {
             started.add(start(List.of("taskset", "-c", "1", nginx, "-c", dir.resolve("nginx.conf").toString())));
-            Process sample = start(List.of("taskset", "-c", "1", "java", "-During.tcp.file-send=" + fileSend,
+            Process sample = start(List.of("taskset", "-c", "1", "java", "-During.tcp.splice-threshold=" + spliceThreshold,
                     "-jar", sampleJar, "files", "--root", root.toString(), "--port", "0"));
             started.add(sample);
             int samplePort = listeningPort(sample);
             String uring = "http://127.0.0.1:" + samplePort + "/";
             String ngx = "http://127.0.0.1:" + nginxPort + "/";
-            System.out.printf("file server (file-send %s) on port %d, nginx %s on port %d; %d rounds of %d s%n",
-                    fileSend, samplePort, nginx, nginxPort, rounds, seconds);
-            for (int size : new int[] {SMALL, LARGE}) { // JIT warm-up; nginx needs none
-                wrk(wrk, uring + name(size), 5);
+            System.out.printf("file server (splice-threshold %s) on port %d, nginx %s on port %d; %d rounds of %d s%n",
+                    spliceThreshold, samplePort, nginx, nginxPort, rounds, seconds);
+            // The JIT's warm-up (C2 keeps compiling for some 20 s of load, on the server's CPU), then a round of
+            // both files, so that no path is compiled for the first time while it is measured; nginx needs none.
+            wrk(wrk, uring + name(SMALL), 20);
+            for (int size : new int[] {LARGE, SMALL, LARGE}) {
+                wrk(wrk, uring + name(size), seconds);
             }
             double[][] figures = new double[4][rounds]; // 4k uring, 4k nginx, 1m uring, 1m nginx
             for (int r = 0; r < rounds; r++) {

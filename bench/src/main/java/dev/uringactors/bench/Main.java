@@ -18,7 +18,7 @@ public final class Main {
                   interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
               db-like --file F [--workers 8] [--seconds 6]
                   workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
-              file-server [--seconds 6] [--rounds 3] [--file-send splice|read-send] [--sample-jar J]
+              file-server [--seconds 6] [--rounds 3] [--splice-threshold 64KiB|off] [--sample-jar J]
                   the sample file server vs nginx (both on PATH: apt-get install nginx wrk), 4 KiB and 1 MiB files
             """;
 

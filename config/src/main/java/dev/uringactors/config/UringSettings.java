@@ -69,18 +69,18 @@ public record UringSettings(
 
     public enum AcceptMode { MULTISHOT, SINGLE }
 
-    /** How a connection sends a file: SPLICE through a pipe (no copy), or READ into memory and SEND. */
-    public enum FileSend { SPLICE, READ_SEND }
-
-    /** {@code uring.tcp}; {@code zeroCopyThreshold} is -1 for off, {@code idleTimeout} null for infinite. */
+    /**
+     * {@code uring.tcp}; {@code zeroCopyThreshold} and {@code spliceThreshold} are -1 for off, {@code idleTimeout}
+     * null for infinite.
+     */
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
                       int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
                       Duration acceptBackoff, Duration registerTimeout, int fileChunk,
-                      FileSend fileSend) {
+                      int spliceThreshold) {
         /** These settings with another idle timeout (null: infinite), for one listener. */
         public Tcp withIdleTimeout(Duration timeout) {
             return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
-                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, fileSend);
+                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, spliceThreshold);
         }
     }
 
@@ -144,7 +144,7 @@ public record UringSettings(
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
-                        r.oneOf("tcp.file-send", FileSend.class)));
+                        r.isOff("tcp.splice-threshold") ? -1 : r.bytes("tcp.splice-threshold", 1, 64 << 20)));
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

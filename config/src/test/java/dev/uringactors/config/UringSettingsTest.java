@@ -48,7 +48,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100), Duration.ofSeconds(5), 128 * 1024,
-                UringSettings.FileSend.SPLICE), s.tcp());
+                64 * 1024), s.tcp());
     }
 
     @Test
@@ -67,7 +67,7 @@ class UringSettingsTest {
                   supervision { max-restarts = 2, within = 10s }
                   tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
                         max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
-                        accept-backoff = 1s, file-chunk = 64 KiB, file-send = read-send }
+                        accept-backoff = 1s, file-chunk = 64 KiB, splice-threshold = off }
                 }""");
         assertEquals(3, s.rings());
         assertEquals(64, s.sqEntries());
@@ -88,7 +88,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
                 UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5), 65536,
-                UringSettings.FileSend.READ_SEND), s.tcp());
+                -1), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
 
@@ -131,7 +131,7 @@ class UringSettingsTest {
             tcp.zero-copy-threshold   | huge           | a size such as 64 KiB
             tcp.idle-timeout          | never          | a duration such as 10ms
             tcp.file-chunk            | 1 KiB          | a size from 4096 to 67108864 bytes
-            tcp.file-send             | sendfile       | one of splice | read-send
+            tcp.splice-threshold      | always         | a size such as 64 KiB
             tcp.accept-backoff        | 0s             | a duration from PT0.001S
             tcp.register-timeout      | 0s             | a duration from PT0.001S
             profile                   | fast           | none or a block under uring.profiles

@@ -65,11 +65,12 @@ final class AckedWriter {
     }
 
     /**
-     * Sends {@code count} bytes of {@code file} from {@code position} after what was written before; returns
-     * the total written once they are sent: when {@link #acknowledgedBytes()} reaches it, the file may be closed.
+     * Sends {@code header}, then {@code count} bytes of {@code file} from {@code position}, after what was written
+     * before; returns the total written once they are sent: when {@link #acknowledgedBytes()} reaches it, the
+     * file may be closed.
      */
-    long writeFile(FileHandle file, long position, long count) {
-        enqueue(new WriteFile(file, position, count, null));
+    long writeFile(ByteString header, FileHandle file, long position, long count) {
+        enqueue(new WriteFile(header, file, position, count, null));
         return written + waitingBytes;
     }
 
@@ -79,7 +80,7 @@ final class AckedWriter {
     }
 
     private static long sizeOf(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).count();
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size() + ((WriteFile) w).count();
     }
 
     private void enqueue(WriteCommand w) {
@@ -126,6 +127,10 @@ final class AckedWriter {
         }
     }
 
+    private static WriteFile withAck(WriteFile w, Ack ack) {
+        return new WriteFile(w.header(), w.file(), w.position(), w.count(), ack);
+    }
+
     private void send(WriteCommand w) {
         written += sizeOf(w);
         boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL || w instanceof WriteFile;
@@ -133,7 +138,6 @@ final class AckedWriter {
             lastAckAskedAt = written;
         }
         Ack ack = askAck ? new Ack(written) : null;
-        connection.tell(w instanceof Write write ? new Write(write.data(), ack)
-                : new WriteFile(((WriteFile) w).file(), ((WriteFile) w).position(), ((WriteFile) w).count(), ack));
+        connection.tell(w instanceof Write write ? new Write(write.data(), ack) : withAck((WriteFile) w, ack));
     }
 }

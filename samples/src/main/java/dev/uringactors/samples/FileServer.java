@@ -27,7 +27,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
-import org.apache.pekko.util.ByteStringBuilder;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,8 +48,8 @@ import java.util.concurrent.Executor;
  * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's actor,
  * so that opening, reading and sending a file never leave the ring's thread. Every file is opened beneath the
  * root by the kernel ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked
- * ({@link RequestPath}). A file up to {@code samples.files.whole-read-limit} is read and sent with its head in one
- * write; a larger one goes out with {@code WriteFile}, a piece at a time, paced by the peer.
+ * ({@link RequestPath}). The response goes out as one {@code WriteFile}: the head, then the file, a piece at a
+ * time and paced by the peer, never through the Java heap; the file is closed once it is sent.
  */
 final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
@@ -99,8 +98,8 @@ final class FileServer {
         })).narrow();
     }
 
-    /** The answer of the ring to the one file request in flight. */
-    private record RingReply(StatusReply<?> reply) {
+    /** The answer of the ring to the one open in flight. */
+    private record RingReply(StatusReply<FileHandle> reply) {
     }
 
     /** A directory listing, made off the ring thread: the page, or why it could not be made. */
@@ -108,7 +107,7 @@ final class FileServer {
     }
 
     /** What the request in progress waits for. */
-    private enum Stage { OPENING, OPENING_INDEX, READING, LISTING }
+    private enum Stage { OPENING, OPENING_INDEX, LISTING }
 
     private static final class Connection {
         private final ActorContext<Object> ctx;
@@ -117,10 +116,8 @@ final class FileServer {
         private final FileHandle root;
         private final ActorRef<RingProtocol.Command> ring;
         private final ActorRef<StatusReply<FileHandle>> openReplies;
-        private final ActorRef<StatusReply<ByteString>> readReplies;
         private final HttpRequestParser parser;
         private final Duration headTimeout;
-        private final long wholeReadLimit;
         private final Executor blocking;
         private final AckedWriter writer;
         private final ArrayDeque<HttpRequestParser.Request> pending = new ArrayDeque<>();
@@ -135,9 +132,6 @@ final class FileServer {
         private FileHandle file;
         /** A directory whose index.html is looked for, or which is being listed. */
         private FileHandle directory;
-        /** The head of a response whose body is being read whole, and the body's length. */
-        private ByteString pendingHead;
-        private long pendingLength;
         private boolean closing;
         private boolean peerClosed;
         private boolean connectionClosed;
@@ -145,7 +139,7 @@ final class FileServer {
         private record SentFile(FileHandle file, long sentAfter) {
         }
 
-        @SuppressWarnings({"unchecked", "rawtypes"})
+        @SuppressWarnings("unchecked")
         Connection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected, FileHandle root,
                    Config config) {
             this.ctx = ctx;
@@ -154,12 +148,10 @@ final class FileServer {
             this.root = root;
             // The handler runs on the connection's ring (TcpServer spawns it there): file requests go to that ring.
             this.ring = UringExtension.get(ctx.getSystem()).ring(connected.ring());
-            ActorRef<StatusReply> replies = ctx.messageAdapter(StatusReply.class, RingReply::new);
-            this.openReplies = (ActorRef) replies;
-            this.readReplies = (ActorRef) replies;
+            this.openReplies = ctx.messageAdapter((Class<StatusReply<FileHandle>>) (Class<?>) StatusReply.class,
+                    RingReply::new);
             this.parser = HttpServer.parser(config.getConfig("samples.http"));
             this.headTimeout = config.getDuration("samples.http.head-timeout");
-            this.wholeReadLimit = config.getBytes("samples.files.whole-read-limit");
             this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
             this.writer = new AckedWriter(connection);
         }
@@ -246,36 +238,27 @@ final class FileServer {
             ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, openReplies));
         }
 
-        private Behavior<Object> ringReply(StatusReply<?> reply) {
+        private Behavior<Object> ringReply(StatusReply<FileHandle> reply) {
             if (connectionClosed) { // the answer came after the connection: only release what it holds
-                if (reply.isSuccess() && reply.getValue() instanceof FileHandle opened) {
-                    closeFile(opened);
+                if (reply.isSuccess()) {
+                    closeFile(reply.getValue());
                 }
                 stage = null;
                 return stopWhenIdle();
             }
             if (reply.isError()) {
                 failed(reply.getError());
-                serveNext();
-                return Behaviors.same();
-            }
-            Object value = reply.getValue();
-            if (stage == Stage.READING) {
-                sendWhole((ByteString) value);
             } else {
-                file = (FileHandle) value;
-                FileStat stat;
+                file = reply.getValue();
                 try {
-                    stat = FileStat.of(file); // at once: the inode of an open file is in memory
+                    FileStat stat = FileStat.of(file); // at once: the inode of an open file is in memory
+                    if (stage == Stage.OPENING) {
+                        opened(stat);
+                    } else {
+                        indexOpened(stat);
+                    }
                 } catch (UringException e) {
                     failed(e);
-                    serveNext();
-                    return Behaviors.same();
-                }
-                if (stage == Stage.OPENING) {
-                    opened(stat);
-                } else {
-                    indexOpened(stat);
                 }
             }
             serveNext();
@@ -288,8 +271,7 @@ final class FileServer {
                 directory = null;
                 serveFile(stat);
             } else { // an index.html that is not a file: list the directory instead
-                closeFile(file);
-                file = null;
+                releaseFile();
                 list();
             }
         }
@@ -323,8 +305,7 @@ final class FileServer {
         private void opened(FileStat stat) {
             if (stat.isDirectory()) {
                 if (!path.directorySyntax()) { // relative links in its page must resolve inside it
-                    closeFile(file);
-                    file = null;
+                    releaseFile();
                     respond(HttpServer.response(301, HttpServer.reason(301), new byte[0], "Location: "
                             + RequestPath.pathOf(current.target()) + "/\r\n" + connectionHeader()));
                     return;
@@ -336,8 +317,7 @@ final class FileServer {
             } else if (stat.isRegularFile()) {
                 serveFile(stat);
             } else {
-                closeFile(file);
-                file = null;
+                releaseFile();
                 respondError(403);
             }
         }
@@ -348,16 +328,14 @@ final class FileServer {
             String validatorHeaders = "Last-Modified: " + validators.lastModified() + "\r\nETag: " + validators.etag()
                     + "\r\n";
             if (validators.notModified(current.header("if-none-match"), current.header("if-modified-since"))) {
-                closeFile(file);
-                file = null;
+                releaseFile();
                 respond(head(304, validatorHeaders, -1));
                 return;
             }
             ByteRange range = validators.rangeApplies(current.header("if-range"))
                     ? ByteRange.parse(current.header("range"), stat.size()) : ByteRange.WHOLE;
             if (range instanceof ByteRange.Unsatisfiable) {
-                closeFile(file);
-                file = null;
+                releaseFile();
                 respond(HttpServer.response(416, HttpServer.reason(416), new byte[0], "Content-Range: bytes */"
                         + stat.size() + "\r\n" + connectionHeader()));
                 return;
@@ -369,34 +347,13 @@ final class FileServer {
                     + slice.first() + "-" + slice.last() + "/" + stat.size() + "\r\n" : "");
             ByteString head = head(partial ? 206 : 200, headers, slice.length());
             if (current.method().equals("HEAD") || slice.length() == 0) {
-                closeFile(file);
-                file = null;
+                releaseFile();
                 respond(head);
-            } else if (slice.length() <= wholeReadLimit) {
-                stage = Stage.READING;
-                pendingHead = head;
-                pendingLength = slice.length();
-                ring.tell(new RingProtocol.Read(file, slice.first(), (int) slice.length(), readReplies));
             } else {
-                writer.write(head);
-                sentFiles.add(new SentFile(file, writer.writeFile(file, slice.first(), slice.length())));
+                sentFiles.add(new SentFile(file, writer.writeFile(head, file, slice.first(), slice.length())));
                 file = null;
                 done();
             }
-        }
-
-        private void sendWhole(ByteString body) {
-            closeFile(file);
-            file = null;
-            if (body.size() != pendingLength) { // the file shrank since its STATX: nothing true can be said now
-                ctx.getLog().warn("{} changed while it was read; closing the connection", current.target());
-                closing = true;
-                current = null;
-                stage = null;
-                connection.tell(CloseCommand.ABORT);
-                return;
-            }
-            respond(pendingHead.concat(body));
         }
 
         private Behavior<Object> acknowledged(Ack ack) {
@@ -428,9 +385,6 @@ final class FileServer {
             directory = null;
             if (connectionClosed) {
                 return stopWhenIdle();
-            }
-            if (current == null) { // answered meanwhile (a timeout closed the connection)
-                return Behaviors.same();
             }
             if (listed.failure() != null) {
                 ctx.getLog().warn("listing {}: {}", current.target(), listed.failure().toString());
@@ -491,6 +445,12 @@ final class FileServer {
             }
             current = null;
             stage = null;
+        }
+
+        /** Closes the file of the request in progress, which needs it no more. */
+        private void releaseFile() {
+            closeFile(file);
+            file = null;
         }
 
         private void closeFile(FileHandle handle) {

@@ -56,8 +56,8 @@ abstract class FileServerLoad {
     private RunningServer running;
     private InetSocketAddress server;
 
-    /** The value of uring.tcp.file-send under test. */
-    abstract String fileSend();
+    /** The value of uring.tcp.splice-threshold under test. */
+    abstract String spliceThreshold();
 
     @BeforeAll
     void start() throws Exception {
@@ -71,7 +71,7 @@ abstract class FileServerLoad {
         bigCrc = crc.getValue();
         Files.writeString(root.resolve("hello.txt"), "hello");
         running = RunningServer.start((address, bound) -> FileServer.create(address, bound, root),
-                "uring.tcp { file-send = " + fileSend() + ", file-chunk = " + CHUNK + ", backlog = 2048 }");
+                "uring.tcp { splice-threshold = " + spliceThreshold() + ", file-chunk = " + CHUNK + ", backlog = 2048 }");
         server = running.address;
     }
 
@@ -199,7 +199,7 @@ abstract class FileServerLoad {
                 assertEquals(bigCrc, crc.get(120, TimeUnit.SECONDS));
             }
             long growth = peak.peak() - baseline;
-            System.out.printf("%s: %d downloads of 8 MiB, RSS grew by %d MiB%n", fileSend(), DOWNLOADS, growth >> 20);
+            System.out.printf("%s: %d downloads of 8 MiB, RSS grew by %d MiB%n", "splice-threshold " + spliceThreshold(), DOWNLOADS, growth >> 20);
             assertTrue(growth < DOWNLOADS_RSS_BOUND, "RSS grew by " + (growth >> 20) + " MiB");
         } finally {
             readers.shutdownNow();
@@ -228,7 +228,7 @@ abstract class FileServerLoad {
                 }
             }
             long growth = peak.peak() - baseline;
-            System.out.printf("%s: 200 stalled downloads, RSS grew by %d MiB%n", fileSend(), growth >> 20);
+            System.out.printf("%s: 200 stalled downloads, RSS grew by %d MiB%n", "splice-threshold " + spliceThreshold(), growth >> 20);
             assertTrue(growth < STALLED_RSS_BOUND, "RSS grew by " + (growth >> 20) + " MiB");
             // Then one reads the rest: every byte is there, in order, after the stall.
             InputStream in = sockets.get(0).getInputStream();

@@ -3,7 +3,7 @@ package dev.uringactors.samples;
 /** {@link FileServerLoad} with files sent by READ into native memory, then SEND. */
 class FileServerLoadReadSendTest extends FileServerLoad {
     @Override
-    String fileSend() {
-        return "read-send";
+    String spliceThreshold() {
+        return "off";
     }
 }
