@@ -257,13 +257,16 @@ final class RingIssuer implements CompletionHandler {
         if (op.submittedAt >= 0 && CqeFlags.isFinal(flags) && !draining) {
             due.completed(op, System.nanoTime());
         }
-        boolean done;
+        boolean done = true;
         try {
-            done = draining || op.complete(res, flags, ringOf(op).setupFlags());
+            if (draining) {
+                op.drained(res);
+            } else {
+                done = op.complete(res, flags, ringOf(op).setupFlags());
+            }
         } catch (RuntimeException e) {
             // A bug in one op's completion must not fail the ring and everything else in flight.
             log.error("completion of {} (res {}) failed", op.opcode(), res, e);
-            done = true;
         }
         if (done) {
             if (CqeFlags.isFinal(flags)) {

@@ -56,6 +56,13 @@ abstract class RingOp {
         fail(cause);
     }
 
+    /**
+     * A completion that arrives while the ring drains (after a fault, or at shutdown), when the op has already
+     * been answered with a failure: an op whose result is a new fd closes it, since nobody will ever hear of it.
+     */
+    void drained(int res) {
+    }
+
     /** Frees native memory; called once, after the final completion. */
     void release() {
     }

@@ -175,6 +175,13 @@ final class RingOps {
         FileHandle result(int fd) {
             return new FileHandle(fd, path, direct, polled, ring);
         }
+
+        @Override
+        void drained(int res) {
+            if (res >= 0) {
+                Sockets.close(res);
+            }
+        }
     }
 
     /** A read or write of a file through a pooled native buffer, which goes back after the final completion. */

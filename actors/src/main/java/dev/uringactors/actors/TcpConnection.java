@@ -367,10 +367,31 @@ final class TcpConnection {
             handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
                     + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
                     + "be negative, and the file not opened with O_DIRECT")));
-        } else if (taken(w, w.header().size())) {
-            enqueue(w.count() == 0 ? new Write(w.header(), w.ack()) : w, w.header().size());
+            releaseFile(w);
+        } else if (!taken(w, w.header().size())) {
+            releaseFile(w);
+        } else if (w.count() == 0) {
+            releaseFile(w);
+            enqueue(new Write(w.header(), w.ack()), w.header().size());
+        } else {
+            enqueue(w, w.header().size());
         }
         return Behaviors.same();
+    }
+
+    /**
+     * Closes the file of a WriteFile that gave it to this connection, once no request of it is in flight (or
+     * after their cancel): through the ring on its thread (directly where the ring can no longer take it), and
+     * directly off it, once the loop has ended.
+     */
+    private void releaseFile(WriteCommand w) {
+        if (w instanceof WriteFile file && file.closeAfter()) {
+            if (loop.inLoop()) {
+                loop.issuer().issue(new TcpOps.Close(file.file().fd(), res -> { }));
+            } else {
+                Sockets.close(file.file().fd());
+            }
+        }
     }
 
     /**
@@ -499,6 +520,7 @@ final class TcpConnection {
         queue.poll();
         headSent = 0;
         queuedBytes -= inMemory(head);
+        releaseFile(head);
         if (head.ack() != null) {
             handler().tell(head.ack());
         }
@@ -588,6 +610,8 @@ final class TcpConnection {
             if (pipe != null) {
                 pipe.close(); // nothing is in flight: no splice can still look up its ends
             }
+            queue.forEach(this::releaseFile); // what was not sent gives back the files it was given
+            queue.clear();
             ActorRef<ConnectionCommand> self = ctx.getSelf();
             loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
         }
@@ -617,5 +641,7 @@ final class TcpConnection {
                 pipe.close();
             }
         }
+        queue.forEach(this::releaseFile);
+        queue.clear();
     }
 }

@@ -87,6 +87,13 @@ final class TcpOps {
             cancelled = true;
             listener.tell(new TcpListener.AcceptEnded(this, RING_FAILED));
         }
+
+        @Override
+        void drained(int res) {
+            if (res >= 0) {
+                Sockets.close(res);
+            }
+        }
     }
 
     /**

@@ -95,15 +95,20 @@ public final class TcpProtocol {
      * {@code uring.tcp.file-chunk} bytes at a time, so that the connection holds one piece however slowly the
      * peer reads: a piece of at least {@code uring.tcp.splice-threshold} is spliced (no copy), a smaller one is
      * read into native memory after the header and sent with it. It queues with the writes; its header counts
-     * against {@code max-write-queue}, its file part does not. Keep the file open until {@code ack} arrives (or
-     * the connection's closing event). If the file ends before {@code count} bytes or cannot be read, the
-     * handler gets {@link CommandFailed} and the connection closes with {@link ErrorClosed}: what the peer was
-     * promised cannot be kept, and nothing else may follow. A file opened with O_DIRECT is refused.
+     * against {@code max-write-queue}, its file part does not. If the file ends before {@code count} bytes or
+     * cannot be read, the handler gets {@link CommandFailed} and the connection closes with {@link ErrorClosed}:
+     * what the peer was promised cannot be kept, and nothing else may follow. A file opened with O_DIRECT is
+     * refused.
+     *
+     * <p>With {@code closeAfter}, the file is the connection's from this command on: it closes it once its part
+     * is sent, or when the command is refused, or when the connection ends first, and always after the last
+     * request that reads it; the caller must not use the handle again. Without it, keep the file open until
+     * {@code ack} arrives (or the connection's closing event).
      */
-    public record WriteFile(ByteString header, FileHandle file, long position, long count, Event ack)
-            implements WriteCommand {
+    public record WriteFile(ByteString header, FileHandle file, long position, long count, boolean closeAfter,
+                            Event ack) implements WriteCommand {
         public WriteFile(FileHandle file, long position, long count, Event ack) {
-            this(ByteString.emptyByteString(), file, position, count, ack);
+            this(ByteString.emptyByteString(), file, position, count, false, ack);
         }
     }
 

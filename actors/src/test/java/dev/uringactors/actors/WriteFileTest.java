@@ -122,9 +122,9 @@ class WriteFileTest {
         Connected c = connectedClient(handler, client);
         try (Socket s = client[0]) {
             ByteString header = ByteString.fromString("HEADER\r\n");
-            c.connection().tell(new WriteFile(header, file, 0, content.length, new Ack("spliced")));
-            c.connection().tell(new WriteFile(header, file, 5, 100, new Ack("read")));
-            c.connection().tell(new WriteFile(header, file, 0, 0, new Ack("header only")));
+            c.connection().tell(new WriteFile(header, file, 0, content.length, false, new Ack("spliced")));
+            c.connection().tell(new WriteFile(header, file, 5, 100, false, new Ack("read")));
+            c.connection().tell(new WriteFile(header, file, 0, 0, false, new Ack("header only")));
             c.connection().tell(CloseCommand.CLOSE);
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
             expected.write(header.toArray());
@@ -138,6 +138,41 @@ class WriteFileTest {
             }
         }
         UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static long openFds() throws IOException {
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
+    void aFileGivenToTheConnectionIsClosedWhetherSentRefusedOrLeftUnsent() throws Exception {
+        Path path = Files.write(tmp.resolve("given"), new byte[3 * CHUNK]);
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        Socket[] client = new Socket[1];
+        Connected c = connectedClient(handler, client);
+        long before = openFds();
+        FileHandle sent = open(path);
+        FileHandle refused = open(path);
+        FileHandle unsent = open(path);
+        try (Socket s = client[0]) {
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), sent, 0, 3 * CHUNK, true, new Ack("sent")));
+            assertArrayEquals(new byte[3 * CHUNK], s.getInputStream().readNBytes(3 * CHUNK));
+            assertEquals(new Ack("sent"), handler.expectMessageClass(Ack.class));
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), refused, -1, 1, true, null));
+            handler.expectMessageClass(CommandFailed.class);
+            // Queued behind a write, then an abort before either completes: never sent, and closed all the same.
+            c.connection().tell(Write.of(ByteString.fromArrayUnsafe(new byte[64 << 10])));
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), unsent, 0, 3 * CHUNK, true, null));
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (openFds() > before && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(openFds() <= before, openFds() + " fds open, " + before + " before the three files");
     }
 
     @Test

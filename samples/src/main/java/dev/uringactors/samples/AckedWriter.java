@@ -12,6 +12,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A handler's side of write back-pressure. At most {@link #HIGH_WATER} bytes wait in the connection to be sent;
@@ -25,16 +27,22 @@ import java.util.ArrayDeque;
  * water mark, so that while reading is suspended there is always an acknowledgement on its way.
  *
  * <p>Part of a file ({@link #writeFile}) counts as its length, as if it were bytes in memory, so that what
- * follows it waits and reading stays suspended while it is sent; it always asks for an acknowledgement, which
- * tells the caller when the file may be closed ({@link #acknowledgedBytes()}).
+ * follows it waits and reading stays suspended while it is sent. The file goes to the connection, which closes
+ * it once it is sent; until then it is counted here ({@link #filesInFlight()}), so that a caller can bound the
+ * files it holds open. At least every {@link #FILES_PER_ACK}th file asks for an acknowledgement, so that a caller
+ * waiting for that count to fall always has one on its way.
  */
 final class AckedWriter {
     static final int HIGH_WATER = 256 * 1024;
     static final int LOW_WATER = 64 * 1024;
     static final int ACK_INTERVAL = 32 * 1024;
+    static final int FILES_PER_ACK = 8;
 
     private final ActorRef<ConnectionCommand> connection;
     private final ArrayDeque<WriteCommand> waiting = new ArrayDeque<>();
+    /** Where each file not yet known to be sent ends, in bytes written. */
+    private final ArrayDeque<Long> fileEnds = new ArrayDeque<>();
+    private int filesSinceAck;
     private long written;
     private long acknowledged;
     private long lastAckAskedAt;
@@ -66,17 +74,27 @@ final class AckedWriter {
 
     /**
      * Sends {@code header}, then {@code count} bytes of {@code file} from {@code position}, after what was written
-     * before; returns the total written once they are sent: when {@link #acknowledgedBytes()} reaches it, the
-     * file may be closed.
+     * before. The file is the connection's to close from now on, or this writer's while it waits here.
      */
-    long writeFile(ByteString header, FileHandle file, long position, long count) {
-        enqueue(new WriteFile(header, file, position, count, null));
-        return written + waitingBytes;
+    void writeFile(ByteString header, FileHandle file, long position, long count) {
+        enqueue(new WriteFile(header, file, position, count, true, null));
+        fileEnds.add(written + waitingBytes);
     }
 
-    /** Bytes of everything written so far that are known to be sent. */
-    long acknowledgedBytes() {
-        return acknowledged;
+    /** Files given to {@link #writeFile} and not yet known to be sent. */
+    int filesInFlight() {
+        return fileEnds.size();
+    }
+
+    /** The connection has ended: the files that never reached it, for the caller to close. */
+    List<FileHandle> unsentFiles() {
+        List<FileHandle> files = new ArrayList<>();
+        for (WriteCommand w : waiting) {
+            if (w instanceof WriteFile file) {
+                files.add(file.file());
+            }
+        }
+        return files;
     }
 
     private static long sizeOf(WriteCommand w) {
@@ -99,6 +117,9 @@ final class AckedWriter {
     /** Handles the {@link Ack} of one of this writer's writes. */
     void acknowledged(Ack ack) {
         acknowledged = (Long) ack.token();
+        while (!fileEnds.isEmpty() && fileEnds.peek() <= acknowledged) {
+            fileEnds.poll();
+        }
         while (!waiting.isEmpty() && goesNow(sizeOf(waiting.peek()))) {
             WriteCommand next = waiting.poll();
             waitingBytes -= sizeOf(next);
@@ -128,14 +149,16 @@ final class AckedWriter {
     }
 
     private static WriteFile withAck(WriteFile w, Ack ack) {
-        return new WriteFile(w.header(), w.file(), w.position(), w.count(), ack);
+        return new WriteFile(w.header(), w.file(), w.position(), w.count(), w.closeAfter(), ack);
     }
 
     private void send(WriteCommand w) {
         written += sizeOf(w);
-        boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL || w instanceof WriteFile;
+        boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL
+                || (w instanceof WriteFile && ++filesSinceAck >= FILES_PER_ACK);
         if (askAck) {
             lastAckAskedAt = written;
+            filesSinceAck = 0;
         }
         Ack ack = askAck ? new Ack(written) : null;
         connection.tell(w instanceof Write write ? new Write(write.data(), ack) : withAck((WriteFile) w, ack));

@@ -55,7 +55,7 @@ final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
     private static final Set<StandardOpenOption> READ = Set.of(StandardOpenOption.READ);
     /** Files being sent on one connection at most: a pipelining client cannot make it hold more open. */
-    private static final int MAX_FILES_IN_FLIGHT = 2;
+    private static final int MAX_FILES_IN_FLIGHT = 2 * AckedWriter.FILES_PER_ACK;
 
     private FileServer() {
     }
@@ -98,10 +98,6 @@ final class FileServer {
         })).narrow();
     }
 
-    /** The answer of the ring to the one open in flight. */
-    private record RingReply(StatusReply<FileHandle> reply) {
-    }
-
     /** A directory listing, made off the ring thread: the page, or why it could not be made. */
     private record Listed(byte[] page, Throwable failure) {
     }
@@ -121,8 +117,6 @@ final class FileServer {
         private final Executor blocking;
         private final AckedWriter writer;
         private final ArrayDeque<HttpRequestParser.Request> pending = new ArrayDeque<>();
-        /** Files handed to the writer, with the byte count after which they are sent and may be closed. */
-        private final ArrayDeque<SentFile> sentFiles = new ArrayDeque<>();
         private final HttpDate date = new HttpDate();
 
         /** The request in progress, the file it names, and what it waits for (null: nothing). */
@@ -136,10 +130,6 @@ final class FileServer {
         private boolean peerClosed;
         private boolean connectionClosed;
 
-        private record SentFile(FileHandle file, long sentAfter) {
-        }
-
-        @SuppressWarnings("unchecked")
         Connection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected, FileHandle root,
                    Config config) {
             this.ctx = ctx;
@@ -148,8 +138,7 @@ final class FileServer {
             this.root = root;
             // The handler runs on the connection's ring (TcpServer spawns it there): file requests go to that ring.
             this.ring = UringExtension.get(ctx.getSystem()).ring(connected.ring());
-            this.openReplies = ctx.messageAdapter((Class<StatusReply<FileHandle>>) (Class<?>) StatusReply.class,
-                    RingReply::new);
+            this.openReplies = ctx.getSelf().narrow(); // the ring's answers come straight to this actor
             this.parser = HttpServer.parser(config.getConfig("samples.http"));
             this.headTimeout = config.getDuration("samples.http.head-timeout");
             this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
@@ -159,7 +148,7 @@ final class FileServer {
         Behavior<Object> behavior() {
             return Behaviors.receive(Object.class)
                     .onMessage(Received.class, this::received)
-                    .onMessage(RingReply.class, r -> ringReply(r.reply()))
+                    .onMessage(StatusReply.class, this::ringReply)
                     .onMessage(Ack.class, this::acknowledged)
                     .onMessage(Listed.class, this::listed)
                     .onMessage(HttpServer.HeadTimeout.class, t -> {
@@ -182,6 +171,10 @@ final class FileServer {
                     .onMessage(ConnectionClosed.class, c -> {
                         connectionClosed = true;
                         return stopWhenIdle();
+                    })
+                    .onSignal(PostStop.class, s -> { // also when the system stops first: no fd stays open
+                        releaseAll();
+                        return Behaviors.same();
                     })
                     .build();
         }
@@ -206,7 +199,7 @@ final class FileServer {
 
         /** Starts the next request when none is in progress and the files being sent leave room. */
         private void serveNext() {
-            while (current == null && !closing && sentFiles.size() < MAX_FILES_IN_FLIGHT) {
+            while (current == null && !closing && writer.filesInFlight() < MAX_FILES_IN_FLIGHT) {
                 current = pending.poll();
                 if (current == null) {
                     if (peerClosed) { // the peer sends no more: what it asked for is answered, then close
@@ -238,7 +231,10 @@ final class FileServer {
             ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, openReplies));
         }
 
-        private Behavior<Object> ringReply(StatusReply<FileHandle> reply) {
+        /** The answer to the one open in flight: its only {@code StatusReply}. */
+        @SuppressWarnings("unchecked")
+        private Behavior<Object> ringReply(StatusReply<?> answer) {
+            StatusReply<FileHandle> reply = (StatusReply<FileHandle>) answer;
             if (connectionClosed) { // the answer came after the connection: only release what it holds
                 if (reply.isSuccess()) {
                     closeFile(reply.getValue());
@@ -350,7 +346,7 @@ final class FileServer {
                 releaseFile();
                 respond(head);
             } else {
-                sentFiles.add(new SentFile(file, writer.writeFile(head, file, slice.first(), slice.length())));
+                writer.writeFile(head, file, slice.first(), slice.length()); // the connection closes it
                 file = null;
                 done();
             }
@@ -358,9 +354,6 @@ final class FileServer {
 
         private Behavior<Object> acknowledged(Ack ack) {
             writer.acknowledged(ack);
-            while (!sentFiles.isEmpty() && sentFiles.peek().sentAfter() <= writer.acknowledgedBytes()) {
-                closeFile(sentFiles.poll().file());
-            }
             serveNext();
             return Behaviors.same();
         }
@@ -457,19 +450,19 @@ final class FileServer {
             ring.tell(new RingProtocol.Close(handle, ctx.getSystem().ignoreRef()));
         }
 
-        /** The connection is gone: closes every file it held once no answer of the ring is outstanding. */
+        /** The connection is gone: stops once no answer of the ring is outstanding (PostStop closes the rest). */
         private Behavior<Object> stopWhenIdle() {
-            if (stage != null) {
-                return Behaviors.same(); // the ring's answer (or the listing) is still to come
-            }
-            sentFiles.forEach(f -> closeFile(f.file()));
-            sentFiles.clear();
+            return stage != null ? Behaviors.same() : Behaviors.stopped(); // an open's answer may still bring an fd
+        }
+
+        /** Closes what this handler holds: the files of the request in progress, and those the writer kept. */
+        private void releaseAll() {
+            writer.unsentFiles().forEach(this::closeFile);
             for (FileHandle held : new FileHandle[] {file, directory}) {
                 if (held != null) {
                     closeFile(held);
                 }
             }
-            return Behaviors.stopped();
         }
     }
 

@@ -61,7 +61,20 @@ record RequestPath(String relative, boolean directorySyntax) {
         return query < 0 ? target : target.substring(0, query);
     }
 
+    private static boolean plainAscii(String path) {
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == '%' || c > 0x7e || c < 0x21) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static String decode(String path) throws RefusedException {
+        if (plainAscii(path)) {
+            return path; // nothing encoded: as it is (ASCII is UTF-8)
+        }
         ByteBuffer bytes = ByteBuffer.allocate(path.length());
         for (int i = 0; i < path.length(); i++) {
             char c = path.charAt(i);

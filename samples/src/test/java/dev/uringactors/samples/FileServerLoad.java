@@ -288,6 +288,35 @@ abstract class FileServerLoad {
         assertTrue(now <= before, now + " fds open, " + before + " before");
     }
 
+    @Test
+    void shuttingDownMidDownloadClosesEverySocketFileAndPipe() throws Exception {
+        long fds = OpenFds.all();
+        RunningServer second = RunningServer.start((address, bound) -> FileServer.create(address, bound, root),
+                "uring.tcp { splice-threshold = " + spliceThreshold() + ", file-chunk = " + CHUNK + " }");
+        List<Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 50; i++) {
+                Socket s = new Socket(second.address.getAddress(), second.address.getPort());
+                s.setSoTimeout(20_000);
+                s.getOutputStream().write("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                sockets.add(s);
+            }
+            for (Socket s : sockets) { // every download has begun: its file is open and being sent
+                InputStream in = s.getInputStream();
+                readHead(in);
+                assertEquals(4096, in.readNBytes(4096).length);
+            }
+        } finally {
+            second.close(); // the actor system stops with 50 responses in flight
+        }
+        for (Socket s : sockets) {
+            long rest = s.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            assertTrue(rest < BIG, "the server closed the connection");
+            s.close();
+        }
+        assertFdsBackTo(fds);
+    }
+
     private static void closeQuietly(Socket s) {
         try {
             s.close();
