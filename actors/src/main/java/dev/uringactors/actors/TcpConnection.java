@@ -420,10 +420,6 @@ final class TcpConnection {
         }
     }
 
-    private static long sizeOf(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size() + ((WriteFile) w).count();
-    }
-
     private static long inMemory(WriteCommand w) {
         return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
     }
@@ -513,7 +509,7 @@ final class TcpConnection {
         lastActivity = System.nanoTime();
         headSent += res;
         WriteCommand head = queue.peek();
-        if (headSent < sizeOf(head)) {
+        if (headSent < head.byteCount()) {
             sendNextPiece();
             return Behaviors.same();
         }

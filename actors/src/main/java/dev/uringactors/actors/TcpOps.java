@@ -228,7 +228,8 @@ final class TcpOps {
     /**
      * One piece of a {@link TcpProtocol.WriteFile}, in two steps that each submit the op again: fill (up to
      * {@code length} bytes of the file at {@code position} into a staging place, after {@code prefixLength}
-     * bytes already there), then drain (all of them to the socket, however many sends that takes). It answers once: {@link TcpConnection.SendDone} with the bytes sent
+     * bytes already there), then drain (all of them to the socket, however many sends that takes). It answers
+     * once: {@link TcpConnection.SendDone} with the bytes sent
      * (fewer than asked when the file is shorter), or the socket's error; {@link TcpConnection.FileUnreadable}
      * when the fill failed or found the end of the file at {@code position}.
      */

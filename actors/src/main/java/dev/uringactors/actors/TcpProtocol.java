@@ -60,10 +60,13 @@ public final class TcpProtocol {
             TcpConnection.Internal {
     }
 
-    /** What the connection sends, in the order it was given: bytes ({@link Write}) or part of a file ({@link WriteFile}). */
+    /** What the connection sends, in the order given: bytes ({@link Write}) or part of a file ({@link WriteFile}). */
     public sealed interface WriteCommand extends ConnectionCommand permits Write, WriteFile {
         /** What the handler gets once it is all written; null for nothing. */
         Event ack();
+
+        /** The bytes it puts on the wire. */
+        long byteCount();
     }
 
     /**
@@ -87,6 +90,11 @@ public final class TcpProtocol {
         public static Write of(ByteString data) {
             return new Write(data, null);
         }
+
+        @Override
+        public long byteCount() {
+            return data.size();
+        }
     }
 
     /**
@@ -109,6 +117,11 @@ public final class TcpProtocol {
                             Event ack) implements WriteCommand {
         public WriteFile(FileHandle file, long position, long count, Event ack) {
             this(ByteString.emptyByteString(), file, position, count, false, ack);
+        }
+
+        @Override
+        public long byteCount() {
+            return header.size() + count;
         }
     }
 

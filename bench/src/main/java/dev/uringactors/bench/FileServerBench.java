@@ -54,8 +54,9 @@ final class FileServerBench {
         List<Process> started = new ArrayList<>();
         try {
             started.add(start(List.of("taskset", "-c", "1", nginx, "-c", dir.resolve("nginx.conf").toString())));
-            Process sample = start(List.of("taskset", "-c", "1", "java", "-During.tcp.splice-threshold=" + spliceThreshold,
-                    "-jar", sampleJar, "files", "--root", root.toString(), "--port", "0"));
+            Process sample = start(List.of("taskset", "-c", "1", "java",
+                    "-During.tcp.splice-threshold=" + spliceThreshold, "-jar", sampleJar,
+                    "files", "--root", root.toString(), "--port", "0"));
             started.add(sample);
             int samplePort = listeningPort(sample);
             String uring = "http://127.0.0.1:" + samplePort + "/";

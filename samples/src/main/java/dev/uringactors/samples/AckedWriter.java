@@ -97,16 +97,12 @@ final class AckedWriter {
         return files;
     }
 
-    private static long sizeOf(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size() + ((WriteFile) w).count();
-    }
-
     private void enqueue(WriteCommand w) {
-        if (waiting.isEmpty() && goesNow(sizeOf(w))) {
+        if (waiting.isEmpty() && goesNow(w.byteCount())) {
             send(w);
         } else {
             waiting.add(w);
-            waitingBytes += sizeOf(w);
+            waitingBytes += w.byteCount();
         }
         if (!suspended && inConnection() + waitingBytes > HIGH_WATER) {
             suspended = true;
@@ -120,9 +116,9 @@ final class AckedWriter {
         while (!fileEnds.isEmpty() && fileEnds.peek() <= acknowledged) {
             fileEnds.poll();
         }
-        while (!waiting.isEmpty() && goesNow(sizeOf(waiting.peek()))) {
+        while (!waiting.isEmpty() && goesNow(waiting.peek().byteCount())) {
             WriteCommand next = waiting.poll();
-            waitingBytes -= sizeOf(next);
+            waitingBytes -= next.byteCount();
             send(next);
         }
         if (suspended && inConnection() + waitingBytes < LOW_WATER) {
@@ -153,7 +149,7 @@ final class AckedWriter {
     }
 
     private void send(WriteCommand w) {
-        written += sizeOf(w);
+        written += w.byteCount();
         boolean askAck = written - lastAckAskedAt >= ACK_INTERVAL
                 || (w instanceof WriteFile && ++filesSinceAck >= FILES_PER_ACK);
         if (askAck) {

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -26,7 +26,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -71,22 +70,25 @@ abstract class FileServerLoad {
         bigCrc = crc.getValue();
         Files.writeString(root.resolve("hello.txt"), "hello");
         running = RunningServer.start((address, bound) -> FileServer.create(address, bound, root),
-                "uring.tcp { splice-threshold = " + spliceThreshold() + ", file-chunk = " + CHUNK + ", backlog = 2048 }");
+                "uring.tcp { splice-threshold = " + spliceThreshold() + ", file-chunk = " + CHUNK
+                        + ", backlog = 2048 }");
         server = running.address;
     }
 
     @AfterAll
     void stop() throws IOException {
         running.close();
-        try (Stream<Path> paths = Files.walk(base)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTree.delete(base);
     }
 
     private Socket request(String target) throws IOException {
+        return request(server, target);
+    }
+
+    private static Socket request(InetSocketAddress server, String target) throws IOException {
         Socket s = new Socket(server.getAddress(), server.getPort());
         s.setSoTimeout(60_000);
-        s.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().write(HttpExchange.get(target, "").getBytes(StandardCharsets.US_ASCII));
         return s;
     }
 
@@ -199,7 +201,8 @@ abstract class FileServerLoad {
                 assertEquals(bigCrc, crc.get(120, TimeUnit.SECONDS));
             }
             long growth = peak.peak() - baseline;
-            System.out.printf("%s: %d downloads of 8 MiB, RSS grew by %d MiB%n", "splice-threshold " + spliceThreshold(), DOWNLOADS, growth >> 20);
+            System.out.printf("splice-threshold %s: %d downloads of 8 MiB, RSS grew by %d MiB%n", spliceThreshold(),
+                    DOWNLOADS, growth >> 20);
             assertTrue(growth < DOWNLOADS_RSS_BOUND, "RSS grew by " + (growth >> 20) + " MiB");
         } finally {
             readers.shutdownNow();
@@ -228,7 +231,8 @@ abstract class FileServerLoad {
                 }
             }
             long growth = peak.peak() - baseline;
-            System.out.printf("%s: 200 stalled downloads, RSS grew by %d MiB%n", "splice-threshold " + spliceThreshold(), growth >> 20);
+            System.out.printf("splice-threshold %s: 200 stalled downloads, RSS grew by %d MiB%n", spliceThreshold(),
+                    growth >> 20);
             assertTrue(growth < STALLED_RSS_BOUND, "RSS grew by " + (growth >> 20) + " MiB");
             // Then one reads the rest: every byte is there, in order, after the stall.
             InputStream in = sockets.get(0).getInputStream();
@@ -251,7 +255,7 @@ abstract class FileServerLoad {
             try (RandomAccessFile file = new RandomAccessFile(shrinking.toFile(), "rw")) {
                 file.setLength(1 << 20);
             }
-            long rest = in.transferTo(java.io.OutputStream.nullOutputStream()); // until the server closes
+            long rest = in.transferTo(OutputStream.nullOutputStream()); // until the server closes
             assertTrue(256 * 1024 + rest < BIG, "the promise could not be kept, and the connection says so");
         } catch (java.net.SocketException reset) {
             // a reset is as clear an ending as a close
@@ -296,10 +300,7 @@ abstract class FileServerLoad {
         List<Socket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < 50; i++) {
-                Socket s = new Socket(second.address.getAddress(), second.address.getPort());
-                s.setSoTimeout(20_000);
-                s.getOutputStream().write("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                sockets.add(s);
+                sockets.add(request(second.address, "/big.bin"));
             }
             for (Socket s : sockets) { // every download has begun: its file is open and being sent
                 InputStream in = s.getInputStream();
@@ -310,7 +311,7 @@ abstract class FileServerLoad {
             second.close(); // the actor system stops with 50 responses in flight
         }
         for (Socket s : sockets) {
-            long rest = s.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            long rest = s.getInputStream().transferTo(OutputStream.nullOutputStream());
             assertTrue(rest < BIG, "the server closed the connection");
             s.close();
         }

@@ -17,9 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Random;
-import java.util.stream.Stream;
 
 import static dev.uringactors.samples.HttpExchange.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -76,9 +74,7 @@ class FileServerTest {
     @AfterAll
     void stop() throws IOException {
         running.close();
-        try (Stream<Path> paths = Files.walk(base)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTree.delete(base);
     }
 
     private Response fetch(String request) throws IOException {
