@@ -46,7 +46,7 @@ final class RingActor {
         this.issuer = loop.issuer();
         this.drainTimeout = drainTimeout;
         this.restarts = restarts;
-        issuer.onFault(cause -> self.tell(new RingFault(cause)));
+        issuer.onFault(cause -> self.tell(new RingFault(cause, issuer.generation())));
     }
 
     static Behavior<Command> create(RingLoop loop, Duration drainTimeout, int maxRestarts, Duration within) {
@@ -96,6 +96,9 @@ final class RingActor {
                     return Behaviors.same();
                 })
                 .onMessage(RingFault.class, m -> {
+                    if (m.generation() != issuer.generation()) {
+                        return Behaviors.same(); // about a ring that was replaced already
+                    }
                     lastFault = m.cause();
                     throw new RingFailedException(loop.index(), m.cause());
                 })

@@ -51,6 +51,7 @@ final class RingIssuer implements CompletionHandler {
     /** Provided buffers for multishot recv, registered on first use; group {@link #RECV_GROUP}. */
     private BufferRing recvBuffers;
     private NativeBuffer wakeBuffer;
+    private int generation;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
     private boolean closed;
     /** The eventfd read is in the SQ or in flight: another thread's wake-up can end a wait in the kernel. */
@@ -79,6 +80,7 @@ final class RingIssuer implements CompletionHandler {
     }
 
     private void open() {
+        generation++;
         ring = Ring.open(options);
         if (polledOptions != null) {
             try {
@@ -91,6 +93,11 @@ final class RingIssuer implements CompletionHandler {
         wakeBuffer = NativeBuffer.allocate(8);
         wakeArmed = false;
         armWake();
+    }
+
+    /** Which ring this is: 1 for the first, one more after each restart. A fault names the ring it came from. */
+    int generation() {
+        return generation;
     }
 
     /** Whether requests can still be issued: false once the ring is shut down or stays closed after failures. */

@@ -257,7 +257,7 @@ final class RingLoop implements Executor {
 
     /** Counters; call it on the loop thread (the ring actor's GetStats does). */
     RingLoopStats stats() {
-        return new RingLoopStats(index, waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
+        return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
                 java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
                 stuckTasks(), waitStrategy.stats());

@@ -7,6 +7,7 @@ import dev.uringactors.ring.wait.WaitStats;
  * What one ring's loop has done.
  *
  * @param ring the ring's index
+ * @param generation 1 for the ring first opened at this index, one more after each restart
  * @param waitStrategy interrupt, classic or hybrid
  * @param ringStats enters, SQEs submitted, completions, CQ overflow flushes, dropped CQEs
  * @param wakeSignals eventfd writes other threads made to wake the loop
@@ -18,7 +19,7 @@ import dev.uringactors.ring.wait.WaitStats;
  * @param stuckTasks tasks that ran longer than {@code uring.dispatcher.stuck-task-warning} (each was logged)
  * @param waitStats where a polling wait strategy's time went (sleeps and what they cost, spinning, blocking)
  */
-public record RingLoopStats(int ring, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
+public record RingLoopStats(int ring, int generation, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
                             long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks,
                             WaitStats waitStats) {
 }

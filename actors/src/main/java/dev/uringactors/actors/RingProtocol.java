@@ -67,7 +67,11 @@ public final class RingProtocol {
     public record GetStats(ActorRef<RingLoopStats> replyTo) implements Command {
     }
 
-    /** A failure of the ring itself (a failed io_uring_enter), reported by the loop: the actor restarts. */
-    record RingFault(Throwable cause) implements Command {
+    /**
+     * A failure of the ring itself (a failed io_uring_enter), reported by the loop: the actor restarts. It names
+     * the {@code generation} of the ring that failed; one about a ring already replaced is stale and ignored (a
+     * failing loop reports every turn until the actor hears of it).
+     */
+    record RingFault(Throwable cause, int generation) implements Command {
     }
 }

@@ -60,11 +60,44 @@ class RingRestartAndShutdownTest {
         return probe;
     }
 
+    /** Reports a fault of ring 0 as its loop would: naming the ring (generation) that is there now. */
+    private static void fault(ActorTestKit kit, UringExtension u, String message) {
+        RingProtocol.RingFault fault = new RingProtocol.RingFault(new IllegalStateException(message),
+                generation(kit, u));
+        u.ring(0).tell(fault);
+    }
+
+    private static int generation(ActorTestKit kit, UringExtension u) {
+        TestProbe<RingLoopStats> stats = kit.createTestProbe();
+        u.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        return stats.receiveMessage(Duration.ofSeconds(5)).generation();
+    }
+
+    @Test
+    void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() {
+        ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension u = UringExtension.get(strict.system());
+            int first = generation(strict, u);
+            // A loop that fails reports every turn until the actor hears of it: two reports about one ring.
+            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 1"), first));
+            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 2"), first));
+            TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
+            u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
+            assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(),
+                    "one restart, within a budget of one: the second report was about the ring replaced");
+            assertEquals(first + 1, generation(strict, u));
+        } finally {
+            strict.shutdownTestKit();
+        }
+    }
+
     @Test
     void crashedRingAnswersEveryRequestInFlightPromptlyAndComesBack() {
         TestProbe<StatusReply<ByteString>> probe = readsInFlight(50);
         long before = System.nanoTime();
-        uring.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("injected ring failure")));
+        fault(testKit, uring, "injected ring failure");
         for (int i = 0; i < 50; i++) {
             StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
             assertTrue(reply.isError());
@@ -90,11 +123,11 @@ class RingRestartAndShutdownTest {
         try {
             UringExtension u = UringExtension.get(strict.system());
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
-            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("first")));
+            fault(strict, u, "first");
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "restarted once: still serving");
 
-            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("second")));
+            fault(strict, u, "second");
             long before = System.nanoTime();
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             StatusReply<Done> refused = nop.receiveMessage(Duration.ofSeconds(5));
@@ -121,7 +154,7 @@ class RingRestartAndShutdownTest {
                 client.setSoTimeout(10_000);
                 handler.expectMessageClass(TcpProtocol.Connected.class).connection()
                         .tell(new TcpProtocol.Register(handler.getRef()));
-                u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("gone for good")));
+                fault(strict, u, "gone for good");
                 // Its connection is closed with close(2): the peer sees the end, not silence.
                 assertEquals(-1, client.getInputStream().read());
             }
