@@ -32,13 +32,15 @@ record RequestPath(String relative, boolean directorySyntax) {
         }
     }
 
-    /** {@code target} in origin form ("/a/b?q"); {@code directorySyntax} when its path ends in "/". */
+    /**
+     * {@code target} in origin form ("/a/b?q") or absolute form ("http://host/a/b?q", which RFC 9112 3.2.2 asks
+     * a server to take); {@code directorySyntax} when its path ends in "/".
+     */
     static RequestPath of(String target) throws RefusedException {
-        if (!target.startsWith("/")) {
+        String path = pathOf(target);
+        if (!path.startsWith("/")) {
             throw new RefusedException(Refusal.MALFORMED, "not an absolute path");
         }
-        int query = target.indexOf('?');
-        String path = query < 0 ? target : target.substring(0, query);
         String decoded = decode(path);
         if (decoded.indexOf('\0') >= 0 || decoded.indexOf('\\') >= 0) {
             throw new RefusedException(Refusal.FORBIDDEN, "NUL or backslash in the path");
@@ -55,10 +57,15 @@ record RequestPath(String relative, boolean directorySyntax) {
         return new RequestPath(segments.isEmpty() ? ROOT : String.join("/", segments), path.endsWith("/"));
     }
 
-    /** The path of the target, without its query. */
+    /** The path of the target: without its query, and without scheme and authority in absolute form. */
     static String pathOf(String target) {
         int query = target.indexOf('?');
-        return query < 0 ? target : target.substring(0, query);
+        String path = query < 0 ? target : target.substring(0, query);
+        if (path.startsWith("http://") || path.startsWith("https://")) {
+            int slash = path.indexOf('/', path.indexOf("//") + 2);
+            return slash < 0 ? "/" : path.substring(slash);
+        }
+        return path;
     }
 
     private static boolean plainAscii(String path) {
@@ -98,8 +105,8 @@ record RequestPath(String relative, boolean directorySyntax) {
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(bytes.flip());
             return chars.toString();
-        } catch (CharacterCodingException e) {
-            throw new RefusedException(Refusal.MALFORMED, "not UTF-8 (" + e.getMessage() + ")");
+        } catch (CharacterCodingException e) { // an overlong form of "." or "/" is the classic way to hide one
+            throw new RefusedException(Refusal.FORBIDDEN, "not UTF-8 (" + e.getMessage() + ")");
         }
     }
 }
