@@ -42,6 +42,7 @@ public final class Main {
               files --root DIR [--port P] [--host H]
                                        static file server for the files beneath DIR (default 127.0.0.1:8080)
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
+            With --stats 5s a server prints each ring's counters every 5 s.
             """;
     /** How long a server may take to bind before its start counts as failed. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
@@ -108,6 +109,7 @@ public final class Main {
                              BiFunction<UringSettings, Integer, String> details, Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
+        Duration statsEvery = statsInterval(option(args, "--stats", null));
         Config config = ConfigFactory.load();
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
         try (Ring ring = Ring.open(settings.ringOptions(-1))) {
@@ -132,6 +134,9 @@ public final class Main {
         Duration deadline = settings.shutdownTimeout().plus(STOP_GRACE);
         // Pekko's shutdown hook runs CoordinatedShutdown (which closes the rings); this one reports it, or halts.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOrHalt(name, system, deadline)));
+        if (statsEvery != null) {
+            printStats(system, statsEvery);
+        }
         started.accept(system);
         system.getWhenTerminated().toCompletableFuture().join();
         return 0;
@@ -159,6 +164,29 @@ public final class Main {
         }
         return serve("file", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
                 (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
+    }
+
+    private static Duration statsInterval(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            Duration every = ConfigFactory.parseString("d = \"" + value + "\"").getDuration("d");
+            if (every.toMillis() >= 10) {
+                return every;
+            }
+        } catch (ConfigException e) {
+            // answered below
+        }
+        throw new UsageException("--stats " + value + ": not an interval of 10ms or more, such as 5s");
+    }
+
+    /** Prints a {@link StatsLine} every {@code every}, from the system's scheduler, until the system stops. */
+    private static void printStats(ActorSystem<?> system, Duration every) {
+        StatsLine lines = new StatsLine();
+        UringExtension uring = UringExtension.get(system);
+        system.scheduler().scheduleAtFixedRate(every, every, () -> uring.stats().thenAccept(
+                stats -> System.out.println(lines.next(stats, System.nanoTime()))), system.executionContext());
     }
 
     private static void stopOrHalt(String name, ActorSystem<?> system, Duration deadline) {

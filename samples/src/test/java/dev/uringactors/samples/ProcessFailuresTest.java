@@ -60,6 +60,36 @@ class ProcessFailuresTest {
     }
 
     @Test
+    void withStatsAServerPrintsItsRingsCountersAtTheInterval() throws Exception {
+        Process p = java(Main.class.getName(), List.of("-During.rings=2"), "echo", "--port", "0", "--stats", "100ms");
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            List<String> stats = new ArrayList<>();
+            for (String line; stats.size() < 2 && (line = lines.readLine()) != null; ) {
+                if (line.startsWith("stats ")) {
+                    stats.add(line);
+                }
+            }
+            assertEquals(2, stats.size(), "two lines at 100 ms");
+            // The second line has rates: there was a line before it to count from.
+            assertTrue(stats.get(1).matches("stats ring 0: \\d+ completions/s, [0-9.]+ SQEs/enter, \\d+ wake-ups/s, "
+                    + "\\d+ in flight, \\d+ backlog, 0 CQ overflows; ring 1: .*"), stats.get(1));
+        } finally {
+            p.destroy();
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aStatsIntervalThatIsNoIntervalIsAUsageError() throws Exception {
+        Process p = java(Main.class.getName(), List.of("-Dx=1"), "echo", "--port", "0", "--stats", "often");
+        String out = output(p);
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(2, p.exitValue(), out);
+        assertTrue(out.contains("--stats often: not an interval"), out);
+    }
+
+    @Test
     void sigtermEndsTheProcessEvenWithAHandlerStuckOnARing() throws Exception {
         Process p = java(StuckHandlerMain.class.getName(), List.of("-During.rings=1", "-During.shutdown-timeout=1s"),
                 "http", "--port", "0");

@@ -1,0 +1,42 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.actors.RingLoopStats;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The line a server prints every {@code --stats} interval: per ring, what it did per second since the last
+ * line (completions, SQEs per enter, wake-ups from other threads) and what it holds now (requests in flight,
+ * requests waiting for room in the SQ), with CQ overflows since the start, which should stay 0.
+ */
+final class StatsLine {
+    private final Map<Integer, RingLoopStats> last = new HashMap<>();
+    private long lastNanos;
+
+    /** The line for {@code now}; the first one has no rates yet. Called from whichever thread has the stats. */
+    synchronized String next(List<RingLoopStats> now, long nanos) {
+        double seconds = lastNanos == 0 ? Double.NaN : (nanos - lastNanos) / 1e9;
+        lastNanos = nanos;
+        StringBuilder line = new StringBuilder("stats");
+        for (RingLoopStats ring : now) {
+            RingLoopStats before = last.put(ring.ring(), ring);
+            long completions = ring.ringStats().completions() - (before == null ? 0 : before.ringStats().completions());
+            long enters = ring.ringStats().enters() - (before == null ? 0 : before.ringStats().enters());
+            long submitted = ring.ringStats().submitted() - (before == null ? 0 : before.ringStats().submitted());
+            long wakes = ring.wakeSignals() - (before == null ? 0 : before.wakeSignals());
+            line.append(String.format(Locale.ROOT, "%s ring %d: %s completions/s, %.1f SQEs/enter, %s wake-ups/s, "
+                            + "%d in flight, %d backlog, %d CQ overflows", line.length() > 5 ? ";" : "",
+                    ring.ring(), rate(completions, seconds), enters == 0 ? 0.0 : (double) submitted / enters,
+                    rate(wakes, seconds), ring.requestsInFlight(), ring.backlog(),
+                    ring.ringStats().overflowFlushes()));
+        }
+        return line.toString();
+    }
+
+    private static String rate(long count, double seconds) {
+        return Double.isNaN(seconds) ? "-" : String.format(Locale.ROOT, "%.0f", count / seconds);
+    }
+}
