@@ -41,11 +41,7 @@ final class BenchSystem implements AutoCloseable {
 
     /** Rate of {@code counter} over {@code seconds}, after {@code warmupSeconds}. */
     static double rate(LongSupplier counter, int warmupSeconds, int seconds) throws InterruptedException {
-        Thread.sleep(warmupSeconds * 1000L);
-        long c0 = counter.getAsLong();
-        long t0 = System.nanoTime();
-        Thread.sleep(seconds * 1000L);
-        return (counter.getAsLong() - c0) * 1e9 / (System.nanoTime() - t0);
+        return Throughput.measure(counter, warmupSeconds, seconds).perSecond();
     }
 
     @Override

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * 4 KiB reads at random aligned offsets, {@code qd} in flight, through the actors, then in the same run
  * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads; with
- * {@code --fio fio}, fio's io_uring engine on the same file first.
+ * {@code --fio fio}, fio's io_uring engine on the same file first ({@code --fio-best true}: with its fastest
+ * settings). Each figure comes with the CPU time its process spent per read over the measured window.
  */
 final class FileReadBench {
     private static final int BLOCK = 4096;
@@ -49,17 +50,26 @@ final class FileReadBench {
         long blocks = size / BLOCK;
         String fio = args.string("fio", null);
         if (fio != null) {
-            double iops = Fio.randRead(fio, file, direct, qd, seconds);
-            System.out.printf(Locale.ROOT, "fio direct=%b qd=%d: %.0f IOPS (io_uring engine)%n", direct, qd, iops);
+            boolean best = args.bool("fio-best", false);
+            Throughput f = Fio.randRead(fio, file, direct, qd, seconds, best ? Fio.BEST : List.of());
+            System.out.printf(Locale.ROOT, "fio direct=%b qd=%d: %.0f IOPS %.2f us/io (io_uring engine%s)%n", direct,
+                    qd, f.perSecond(), f.cpuMicrosPerOp(), best ? ", " + String.join(" ", Fio.BEST) : "");
         }
         String rings = args.string("rings", "auto");
-        double uring = uring(file, direct, qd, rings, seconds, blocks);
-        double async = asyncChannel(file, direct, qd, seconds, blocks);
-        double pool = channelPool(file, direct, qd, seconds, blocks);
-        System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n", uring / Math.max(async, pool));
-        System.out.printf(Locale.ROOT,
-                "file-read direct=%b qd=%d: uring %.0f IOPS, async-channel %.0f IOPS, filechannel-pool %.0f IOPS%n",
-                direct, qd, uring, async, pool);
+        UringRun uring = uring(file, direct, qd, rings, seconds, blocks);
+        Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
+        Throughput pool = channelPool(file, direct, qd, seconds, blocks);
+        Throughput u = uring.throughput();
+        System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
+                u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
+        System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
+                        + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io%n",
+                direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
+                async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp());
+    }
+
+    /** The actors' figure, and how many rings carried it. */
+    private record UringRun(Throughput throughput, int rings) {
     }
 
     static long ensureFile(Path file, long size) throws IOException {
@@ -83,7 +93,7 @@ final class FileReadBench {
     }
 
     /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
-    private static double uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
+    private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
             throws Exception {
         try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
             List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
@@ -100,9 +110,9 @@ final class FileReadBench {
                         replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
                         qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
             }
-            double rate = BenchSystem.rate(tally::completed, 2, seconds);
+            Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
-            return rate;
+            return new UringRun(throughput, n);
         }
     }
 
@@ -115,7 +125,7 @@ final class FileReadBench {
         return ByteBuffer.allocateDirect(2 * BLOCK).alignedSlice(BLOCK).limit(BLOCK);
     }
 
-    private static double asyncChannel(Path file, boolean direct, int qd, int seconds, long blocks)
+    private static Throughput asyncChannel(Path file, boolean direct, int qd, int seconds, long blocks)
             throws Exception {
         ExecutorService callbacks = Executors.newFixedThreadPool(2);
         AtomicBoolean stop = new AtomicBoolean();
@@ -144,17 +154,17 @@ final class FileReadBench {
                     }
                 });
             }
-            double rate = BenchSystem.rate(completed::get, 2, seconds);
+            Throughput throughput = Throughput.measure(completed::get, 2, seconds);
             stop.set(true);
             stopped.await(10, TimeUnit.SECONDS);
-            return rate;
+            return throughput;
         } finally {
             callbacks.shutdown();
             callbacks.awaitTermination(10, TimeUnit.SECONDS);
         }
     }
 
-    private static double channelPool(Path file, boolean direct, int qd, int seconds, long blocks)
+    private static Throughput channelPool(Path file, boolean direct, int qd, int seconds, long blocks)
             throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong completed = new AtomicLong();
@@ -174,11 +184,11 @@ final class FileReadBench {
                     }
                 });
             }
-            double rate = BenchSystem.rate(completed::get, 2, seconds);
+            Throughput throughput = Throughput.measure(completed::get, 2, seconds);
             stop.set(true);
             pool.shutdown();
             pool.awaitTermination(10, TimeUnit.SECONDS);
-            return rate;
+            return throughput;
         }
     }
 }
