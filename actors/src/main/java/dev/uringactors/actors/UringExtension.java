@@ -41,6 +41,8 @@ public final class UringExtension implements Extension {
     private final Scheduler scheduler;
     private CompletableFuture<Done> shutdown;
     private StuckTaskWatchdog watchdog;
+    /** The rings' JMX beans with {@code uring.jmx = on}, else null. */
+    private RingMBeans mbeans;
 
     private UringExtension(ActorSystem<?> system) {
         this.settings = UringSettings.from(system.settings().config());
@@ -78,6 +80,7 @@ public final class UringExtension implements Extension {
             throw e;
         }
         watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
+        mbeans = settings.jmx() ? new RingMBeans(instance, rings, settings.requestTimeout(), scheduler) : null;
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-close-rings", this::shutdown);
     }
@@ -135,6 +138,9 @@ public final class UringExtension implements Extension {
         if (shutdown == null) {
             if (watchdog != null) {
                 watchdog.close();
+            }
+            if (mbeans != null) {
+                mbeans.unregister();
             }
             CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
             shutdown = CompletableFuture.allOf(stops).thenApply(v -> {

@@ -42,7 +42,8 @@ public record UringSettings(
         Duration shutdownTimeout,
         Duration requestTimeout,
         Supervision supervision,
-        Tcp tcp) {
+        Tcp tcp,
+        boolean jmx) {
 
     public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
 
@@ -144,7 +145,8 @@ public record UringSettings(
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
-                        r.isOff("tcp.splice-threshold") ? -1 : r.bytes("tcp.splice-threshold", 1, 64 << 20)));
+                        r.isOff("tcp.splice-threshold") ? -1 : r.bytes("tcp.splice-threshold", 1, 64 << 20)),
+                r.bool("jmx"));
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

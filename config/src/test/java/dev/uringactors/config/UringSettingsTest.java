@@ -45,6 +45,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
+        assertFalse(s.jmx());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100), Duration.ofSeconds(5), 128 * 1024,
@@ -65,6 +66,7 @@ class UringSettingsTest {
                   shutdown-timeout = 2s
                   request-timeout = 3s
                   supervision { max-restarts = 2, within = 10s }
+                  jmx = on
                   tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
                         max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
                         accept-backoff = 1s, file-chunk = 64 KiB, splice-threshold = off }
@@ -85,6 +87,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(3), s.requestTimeout());
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
+        assertTrue(s.jmx());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
                 UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5), 65536,
@@ -132,6 +135,7 @@ class UringSettingsTest {
             tcp.idle-timeout          | never          | a duration such as 10ms
             tcp.file-chunk            | 1 KiB          | a size from 4096 to 67108864 bytes
             tcp.splice-threshold      | always         | a size such as 64 KiB
+            jmx                       | sometimes      | on or off
             tcp.accept-backoff        | 0s             | a duration from PT0.001S
             tcp.register-timeout      | 0s             | a duration from PT0.001S
             profile                   | fast           | none or a block under uring.profiles

@@ -1,0 +1,48 @@
+package dev.uringactors.actors;
+
+/**
+ * One ring's counters over JMX ({@code uring.jmx = on}), named
+ * {@code dev.uringactors:type=Ring,system=<actor system>-<n>,ring=<i>}. The attributes are those of
+ * {@link RingLoopStats}, read on the ring's thread; a JMX client that reads several at once sees one snapshot.
+ */
+public interface RingMXBean {
+    int getRing();
+
+    /** 1 for the first ring at this index, one more after each restart. */
+    int getGeneration();
+
+    String getWaitStrategy();
+
+    /** io_uring_enter calls. */
+    long getEnters();
+
+    /** SQEs the kernel consumed. */
+    long getSubmitted();
+
+    /** CQEs reaped. */
+    long getCompletions();
+
+    /** Times the CQ had overflowed and the kept CQEs were flushed back: should stay near 0. */
+    long getOverflowFlushes();
+
+    /** CQEs the kernel lost: should stay 0. */
+    long getDroppedCompletions();
+
+    /** Wake-ups other threads made. */
+    long getWakeSignals();
+
+    long getTurns();
+
+    long getTasksRun();
+
+    long getRequestsInFlight();
+
+    /** Requests waiting for room in the SQ. */
+    int getBacklog();
+
+    /** CPU time the ring's thread has used. */
+    long getCpuTimeNanos();
+
+    /** Tasks that ran longer than uring.dispatcher.stuck-task-warning. */
+    long getStuckTasks();
+}
