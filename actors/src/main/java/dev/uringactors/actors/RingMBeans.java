@@ -1,20 +1,11 @@
 package dev.uringactors.actors;
 
-import dev.uringactors.actors.RingProtocol.Command;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
-
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** The {@link RingMXBean}s of one extension: registered at its start, unregistered at its shutdown. */
 final class RingMBeans {
@@ -22,12 +13,12 @@ final class RingMBeans {
     private final List<ObjectName> names = new ArrayList<>();
 
     /** Registers one bean per ring under {@code dev.uringactors:type=Ring,system=<instance>,ring=<i>}. */
-    RingMBeans(String instance, List<ActorRef<Command>> rings, Duration timeout, Scheduler scheduler) {
+    RingMBeans(String instance, RingStatsSnapshots snapshots) {
         try {
-            for (int i = 0; i < rings.size(); i++) {
+            for (int i = 0; i < snapshots.rings(); i++) {
                 ObjectName name = new ObjectName("dev.uringactors:type=Ring,system=" + ObjectName.quote(instance)
                         + ",ring=" + i);
-                server.registerMBean(new Bean(rings.get(i), timeout, scheduler), name);
+                server.registerMBean(new Bean(snapshots, i), name);
                 names.add(name);
             }
         } catch (JMException e) {
@@ -47,41 +38,15 @@ final class RingMBeans {
         names.clear();
     }
 
-    /** One ring's bean: asks the ring for its counters, at most once per {@link #FRESH} for all attributes. */
-    private static final class Bean implements RingMXBean {
-        private static final long FRESH = TimeUnit.MILLISECONDS.toNanos(100);
-        private final ActorRef<Command> ring;
-        private final Duration timeout;
-        private final Scheduler scheduler;
-        private RingLoopStats last;
-        private long lastAt;
-
-        Bean(ActorRef<Command> ring, Duration timeout, Scheduler scheduler) {
-            this.ring = ring;
-            this.timeout = timeout;
-            this.scheduler = scheduler;
-        }
-
-        private synchronized RingLoopStats stats() {
-            long now = System.nanoTime();
-            if (last == null || now - lastAt > FRESH) {
-                try {
-                    last = AskPattern.<Command, RingLoopStats>ask(ring, RingProtocol.GetStats::new, timeout,
-                            scheduler).toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                    lastAt = now;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while asking the ring for its counters", e);
-                } catch (ExecutionException | TimeoutException e) {
-                    throw new IllegalStateException("the ring did not give its counters: " + e, e);
-                }
-            }
-            return last;
+    /** One ring's bean, over the snapshots: a client reading every attribute asks the ring once. */
+    private record Bean(RingStatsSnapshots snapshots, int ring) implements RingMXBean {
+        private RingLoopStats stats() {
+            return snapshots.get(ring);
         }
 
         @Override
         public int getRing() {
-            return stats().ring();
+            return ring;
         }
 
         @Override

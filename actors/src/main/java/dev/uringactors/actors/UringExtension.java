@@ -16,6 +16,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.dispatch.DispatcherConfigurator;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -80,7 +81,8 @@ public final class UringExtension implements Extension {
             throw e;
         }
         watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
-        mbeans = settings.jmx() ? new RingMBeans(instance, rings, settings.requestTimeout(), scheduler) : null;
+        mbeans = settings.jmx() ? new RingMBeans(instance, new RingStatsSnapshots(this, Duration.ofMillis(100)))
+                : null;
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-close-rings", this::shutdown);
     }
@@ -125,12 +127,16 @@ public final class UringExtension implements Extension {
     /** Every ring's counters, in ring order, each taken on its ring's thread. */
     public CompletionStage<List<RingLoopStats>> stats() {
         List<CompletableFuture<RingLoopStats>> each = new ArrayList<>();
-        for (ActorRef<Command> ring : rings) {
-            each.add(AskPattern.<Command, RingLoopStats>ask(ring, RingProtocol.GetStats::new,
-                    settings.requestTimeout(), scheduler).toCompletableFuture());
+        for (int i = 0; i < rings.size(); i++) {
+            each.add(stats(i).toCompletableFuture());
         }
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                 .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Ring {@code i}'s counters, taken on its thread. */
+    public CompletionStage<RingLoopStats> stats(int i) {
+        return AskPattern.ask(rings.get(i), RingProtocol.GetStats::new, settings.requestTimeout(), scheduler);
     }
 
     /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */

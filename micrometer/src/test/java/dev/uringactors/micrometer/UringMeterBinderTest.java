@@ -1,0 +1,54 @@
+package dev.uringactors.micrometer;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.ring.RequiresIoUring;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The binder's meters: one set per ring, and they move with the ring's work. */
+@ExtendWith(RequiresIoUring.class)
+class UringMeterBinderTest {
+    @Test
+    void eachRingsMetersMoveUnderLoad() {
+        ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
+                .withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(kit.system());
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new UringMeterBinder(uring).bindTo(registry);
+            assertEquals(2, registry.find("uring.ring.completions").functionCounters().size());
+            double before = registry.get("uring.ring.completions").tag("ring", "1").functionCounter().count();
+            assertEquals(1.0, registry.get("uring.ring.generation").tag("ring", "1").gauge().value());
+
+            TestProbe<StatusReply<Done>> probe = kit.createTestProbe();
+            for (int i = 0; i < 500; i++) {
+                uring.ring(1).tell(new RingProtocol.Nop(probe.getRef()));
+            }
+            for (int i = 0; i < 500; i++) {
+                assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            double after = before;
+            while (after < before + 500 && System.nanoTime() < deadline) {
+                after = registry.get("uring.ring.completions").tag("ring", "1").functionCounter().count();
+            }
+            assertTrue(after >= before + 500, "completions " + before + " -> " + after + " (snapshots live 1 s)");
+            assertTrue(registry.get("uring.ring.sqes").tag("ring", "1").functionCounter().count() >= 500);
+            assertTrue(registry.get("uring.ring.cpu").tag("ring", "1").functionCounter().count() > 0);
+        } finally {
+            kit.shutdownTestKit();
+        }
+    }
+}
