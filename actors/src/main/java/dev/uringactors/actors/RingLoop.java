@@ -71,6 +71,7 @@ final class RingLoop implements Executor {
     @SuppressWarnings("unused") // accessed through RUNNING
     private Runnable running;
     private final AtomicLong stuckTasks = new AtomicLong();
+    private final TcpCounters tcpCounters = new TcpCounters();
 
     RingLoop(int index, UringSettings settings, int attachWqFd) {
         this.index = index;
@@ -237,6 +238,11 @@ final class RingLoop implements Executor {
         return issuer;
     }
 
+    /** The TCP counters of this ring; use them only on this loop's thread. */
+    TcpCounters tcpCounters() {
+        return tcpCounters;
+    }
+
     /** How O_DIRECT files are routed between the plain and the IOPOLL ring. */
     RouteDirectFiles directFiles() {
         return directFiles;
@@ -260,7 +266,7 @@ final class RingLoop implements Executor {
         return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
                 java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
-                stuckTasks(), waitStrategy.stats());
+                stuckTasks(), waitStrategy.stats(), tcpCounters.snapshot());
     }
 
     /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */

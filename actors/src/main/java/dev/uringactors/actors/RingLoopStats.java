@@ -18,8 +18,9 @@ import dev.uringactors.ring.wait.WaitStats;
  * @param cpuTimeNanos CPU time the loop thread has used
  * @param stuckTasks tasks that ran longer than {@code uring.dispatcher.stuck-task-warning} (each was logged)
  * @param waitStats where a polling wait strategy's time went (sleeps and what they cost, spinning, blocking)
+ * @param tcp what the ring's connections and listeners met
  */
 public record RingLoopStats(int ring, int generation, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
                             long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks,
-                            WaitStats waitStats) {
+                            WaitStats waitStats, TcpStats tcp) {
 }

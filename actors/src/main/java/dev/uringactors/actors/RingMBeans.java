@@ -118,5 +118,25 @@ final class RingMBeans {
         public long getStuckTasks() {
             return stats().stuckTasks();
         }
+
+        @Override
+        public long getOpenConnections() {
+            return stats().tcp().openConnections();
+        }
+
+        @Override
+        public long getRecvBufferShortages() {
+            return stats().tcp().recvBufferShortages();
+        }
+
+        @Override
+        public long getWritesRefused() {
+            return stats().tcp().writesRefused();
+        }
+
+        @Override
+        public long getAcceptBackoffs() {
+            return stats().tcp().acceptBackoffs();
+        }
     }
 }

@@ -45,4 +45,16 @@ public interface RingMXBean {
 
     /** Tasks that ran longer than uring.dispatcher.stuck-task-warning. */
     long getStuckTasks();
+
+    /** TCP connections on the ring now. */
+    long getOpenConnections();
+
+    /** Multishot recvs re-armed after running out of provided buffers (ENOBUFS). */
+    long getRecvBufferShortages();
+
+    /** Writes refused for a full uring.tcp.max-write-queue. */
+    long getWritesRefused();
+
+    /** Times a listener paused accepting after an error (EMFILE, ENFILE...). */
+    long getAcceptBackoffs();
 }

@@ -130,6 +130,8 @@ final class TcpConnection {
     private ConnectionClosed closeEvent = Closed.INSTANCE;
     private ConnectionClosed finalEvent;
     private boolean closeIssued;
+    /** Whether the connection was announced (and counted open on its ring). */
+    private boolean announced;
     /** The register timeout, cancelled by Register. */
     private Cancellable registerTimeout;
 
@@ -221,6 +223,8 @@ final class TcpConnection {
         InetSocketAddress remote = Sockets.remoteAddress(fd); // throws ENOTCONN for a peer that has reset
         owner.tell(new TcpProtocol.Connected(remote, localAddress != null ? localAddress : Sockets.localAddress(fd),
                 ctx.getSelf(), loop.index()));
+        loop.tcpCounters().connectionOpened();
+        announced = true;
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
@@ -320,6 +324,9 @@ final class TcpConnection {
         if (phase == Phase.CLOSING) {
             return closeWhenIdle();
         }
+        if (res == -Errno.ENOBUFS) {
+            loop.tcpCounters().recvBufferShortage();
+        }
         if (res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED) {
             // Stopped with data left to read, for lack of buffers, or cancelled (never an error): go on if wanted.
             readIfWanted();
@@ -404,6 +411,7 @@ final class TcpConnection {
             return false;
         }
         if (!queue.isEmpty() && queuedBytes + bytes > tcp.maxWriteQueue()) {
+            loop.tcpCounters().writeRefused();
             handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
                     + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
                     + "); wait for acknowledgements before writing more")));
@@ -603,6 +611,7 @@ final class TcpConnection {
     private Behavior<ConnectionCommand> closeWhenIdle() {
         if (recv == null && sending == null && !closeIssued) {
             closeIssued = true;
+            countClosed();
             if (pipe != null) {
                 pipe.close(); // nothing is in flight: no splice can still look up its ends
             }
@@ -612,6 +621,13 @@ final class TcpConnection {
             loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
         }
         return Behaviors.same();
+    }
+
+    /** The fd is being closed: the ring has one connection less (counted on its thread, while it turns). */
+    private void countClosed() {
+        if (announced && loop.inLoop()) {
+            loop.tcpCounters().connectionClosed();
+        }
     }
 
     /**
@@ -624,6 +640,7 @@ final class TcpConnection {
             return;
         }
         closeIssued = true;
+        countClosed();
         if (loop.inLoop()) {
             cancelInFlight();
             loop.issuer().issue(new TcpOps.Close(fd, res -> { }));

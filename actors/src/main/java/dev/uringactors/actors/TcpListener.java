@@ -156,6 +156,7 @@ final class TcpListener {
         } else if (res == -Errno.EMFILE || res == -Errno.ENFILE || (res < 0 && res != -Errno.ECANCELED)) {
             ctx.getLog().warn("accept on ring {} failed: {}; accepting again in {}", loop.index(), Errno.name(res),
                     tcp.acceptBackoff());
+            loop.tcpCounters().acceptBackoff();
             timers.startSingleTimer(Rearm.INSTANCE, tcp.acceptBackoff());
         } else {
             arm();

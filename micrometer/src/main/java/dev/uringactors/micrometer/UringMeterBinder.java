@@ -16,8 +16,9 @@ import java.util.function.ToDoubleFunction;
  * The rings' counters as Micrometer meters, tagged with the ring's index: {@code new
  * UringMeterBinder(UringExtension.get(system)).bindTo(registry)}. Counters: {@code uring.ring.enters},
  * {@code .sqes}, {@code .completions}, {@code .cq.overflows}, {@code .wakeups}, {@code .turns}, {@code .tasks},
- * {@code .stuck.tasks}, {@code .cpu} (seconds of the ring thread). Gauges: {@code uring.ring.requests.in.flight},
- * {@code .backlog}, {@code .generation}. A scrape asks each ring once for all its meters (one snapshot per
+ * {@code .stuck.tasks}, {@code .cpu} (seconds of the ring thread), {@code uring.tcp.recv.buffer.shortages},
+ * {@code uring.tcp.writes.refused}, {@code uring.tcp.accept.backoffs}. Gauges: {@code uring.ring.requests.in.flight},
+ * {@code .backlog}, {@code .generation}, {@code uring.tcp.connections}. A scrape asks each ring once for all its meters (one snapshot per
  * second at most).
  */
 public final class UringMeterBinder implements MeterBinder {
@@ -52,6 +53,14 @@ public final class UringMeterBinder implements MeterBinder {
                     RingLoopStats::backlog);
             gauge(registry, "uring.ring.generation", "1, plus one per restart of the ring", ring, tags,
                     RingLoopStats::generation);
+            gauge(registry, "uring.tcp.connections", "TCP connections on the ring", ring, tags,
+                    s -> s.tcp().openConnections());
+            counter(registry, "uring.tcp.recv.buffer.shortages", "recvs re-armed after ENOBUFS", ring, tags,
+                    s -> s.tcp().recvBufferShortages());
+            counter(registry, "uring.tcp.writes.refused", "writes refused for a full max-write-queue", ring, tags,
+                    s -> s.tcp().writesRefused());
+            counter(registry, "uring.tcp.accept.backoffs", "pauses of accepting after an error", ring, tags,
+                    s -> s.tcp().acceptBackoffs());
         }
     }
 

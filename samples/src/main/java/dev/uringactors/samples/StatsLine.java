@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The line a server prints every {@code --stats} interval: per ring, what it did per second since the last
  * line (completions, SQEs per enter, wake-ups from other threads) and what it holds now (requests in flight,
- * requests waiting for room in the SQ), with CQ overflows since the start, which should stay 0.
+ * requests waiting for room in the SQ, TCP connections), with CQ overflows since the start, which should stay 0.
  */
 final class StatsLine {
     private final Map<Integer, RingLoopStats> last = new HashMap<>();
@@ -28,10 +28,11 @@ final class StatsLine {
             long submitted = ring.ringStats().submitted() - (before == null ? 0 : before.ringStats().submitted());
             long wakes = ring.wakeSignals() - (before == null ? 0 : before.wakeSignals());
             line.append(String.format(Locale.ROOT, "%s ring %d: %s completions/s, %.1f SQEs/enter, %s wake-ups/s, "
-                            + "%d in flight, %d backlog, %d CQ overflows", line.length() > 5 ? ";" : "",
+                            + "%d in flight, %d backlog, %d CQ overflows, %d connections",
+                    line.length() > 5 ? ";" : "",
                     ring.ring(), rate(completions, seconds), enters == 0 ? 0.0 : (double) submitted / enters,
                     rate(wakes, seconds), ring.requestsInFlight(), ring.backlog(),
-                    ring.ringStats().overflowFlushes()));
+                    ring.ringStats().overflowFlushes(), ring.tcp().openConnections()));
         }
         return line.toString();
     }

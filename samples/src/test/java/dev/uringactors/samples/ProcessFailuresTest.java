@@ -73,7 +73,7 @@ class ProcessFailuresTest {
             assertEquals(2, stats.size(), "two lines at 100 ms");
             // The second line has rates: there was a line before it to count from.
             assertTrue(stats.get(1).matches("stats ring 0: \\d+ completions/s, [0-9.]+ SQEs/enter, \\d+ wake-ups/s, "
-                    + "\\d+ in flight, \\d+ backlog, 0 CQ overflows; ring 1: .*"), stats.get(1));
+                    + "\\d+ in flight, \\d+ backlog, 0 CQ overflows, 0 connections; ring 1: .*"), stats.get(1));
         } finally {
             p.destroy();
             assertTrue(p.waitFor(20, TimeUnit.SECONDS));

@@ -1,0 +1,34 @@
+package dev.uringactors.actors;
+
+/** The counters behind one ring's {@link TcpStats}; updated and read only on the ring's thread. */
+final class TcpCounters {
+    private long opened;
+    private long closed;
+    private long recvBufferShortages;
+    private long writesRefused;
+    private long acceptBackoffs;
+
+    void connectionOpened() {
+        opened++;
+    }
+
+    void connectionClosed() {
+        closed++;
+    }
+
+    void recvBufferShortage() {
+        recvBufferShortages++;
+    }
+
+    void writeRefused() {
+        writesRefused++;
+    }
+
+    void acceptBackoff() {
+        acceptBackoffs++;
+    }
+
+    TcpStats snapshot() {
+        return new TcpStats(opened - closed, opened, recvBufferShortages, writesRefused, acceptBackoffs);
+    }
+}
