@@ -7,10 +7,13 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Each ring's latest counters, for readers that need a value at once (JMX, a metrics registry's scrape): a
- * ring is asked on its own thread at most once per {@code maxAge}, and the caller waits at most
- * {@code uring.request-timeout} for it. Thread-safe.
+ * ring is asked on its own thread at most once per {@code maxAge}, and the caller waits at most {@link #WAIT}
+ * for it. A ring that does not answer in time (a handler stuck on its thread, which the stuck-task watchdog
+ * reports) gives its last counters again rather than hold the reader up. Thread-safe.
  */
 public final class RingStatsSnapshots {
+    /** How long a reader waits for a ring's answer. */
+    public static final Duration WAIT = Duration.ofSeconds(1);
     private final UringExtension uring;
     private final long maxAgeNanos;
     private final RingLoopStats[] last;
@@ -27,20 +30,29 @@ public final class RingStatsSnapshots {
         return last.length;
     }
 
-    /** Ring {@code ring}'s counters, at most {@code maxAge} old; throws if the ring does not answer in time. */
+    /**
+     * Ring {@code ring}'s counters, at most {@code maxAge} old, or its last ones when it does not answer within
+     * {@link #WAIT}; throws only if it never answered.
+     */
     public synchronized RingLoopStats get(int ring) {
         long now = System.nanoTime();
         if (last[ring] == null || now - takenAt[ring] > maxAgeNanos) {
-            Duration timeout = uring.settings().requestTimeout();
             try {
-                last[ring] = uring.stats(ring).toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                last[ring] = uring.stats(ring).toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 takenAt[ring] = now;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while asking ring " + ring + " for its counters", e);
+                return lastOrFail(ring, e);
             } catch (ExecutionException | TimeoutException e) {
-                throw new IllegalStateException("ring " + ring + " did not give its counters: " + e, e);
+                return lastOrFail(ring, e);
             }
+        }
+        return last[ring];
+    }
+
+    private RingLoopStats lastOrFail(int ring, Exception cause) {
+        if (last[ring] == null) {
+            throw new IllegalStateException("ring " + ring + " did not give its counters: " + cause, cause);
         }
         return last[ring];
     }
