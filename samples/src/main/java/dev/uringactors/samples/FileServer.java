@@ -188,11 +188,7 @@ final class FileServer {
             while ((request = parser.next()) != null) {
                 pending.add(request);
             }
-            if (!parser.inPartialHead()) {
-                timers.cancel(HttpServer.HeadTimeout.INSTANCE);
-            } else if (!timers.isTimerActive(HttpServer.HeadTimeout.INSTANCE)) {
-                timers.startSingleTimer(HttpServer.HeadTimeout.INSTANCE, headTimeout);
-            }
+            HttpServer.timeHead(parser, timers, headTimeout);
             serveNext();
             return Behaviors.same();
         }
@@ -404,8 +400,7 @@ final class FileServer {
         }
 
         private String connectionHeader() {
-            return !current.keepAlive() ? "Connection: close\r\n"
-                    : current.http11() ? "" : "Connection: keep-alive\r\n";
+            return HttpServer.connectionHeader(current);
         }
 
         private void respondError(int status) {

@@ -55,8 +55,7 @@ final class HttpServer {
         if (request.errorStatus() != 0) {
             return response(request.errorStatus(), reason(request.errorStatus()), NONE, "Connection: close\r\n");
         }
-        String connection = !request.keepAlive() ? "Connection: close\r\n"
-                : request.http11() ? "" : "Connection: keep-alive\r\n"; // an HTTP/1.0 client asked to keep it
+        String connection = connectionHeader(request);
         boolean head = request.method().equals("HEAD");
         if (!head && !request.method().equals("GET") && !request.method().equals("POST")) {
             boolean known = OTHER_KNOWN_METHODS.contains(request.method());
@@ -72,6 +71,24 @@ final class HttpServer {
                 : response(404, "Not Found", NOT_FOUND, connection);
         // HEAD: the same head (Content-Length included), no body.
         return head ? full.take(full.size() - (hello ? HELLO.length : NOT_FOUND.length)) : full;
+    }
+
+    /** The Connection header a response to {@code request} needs: close, keep-alive for HTTP/1.0, or none. */
+    static String connectionHeader(HttpRequestParser.Request request) {
+        return !request.keepAlive() ? "Connection: close\r\n"
+                : request.http11() ? "" : "Connection: keep-alive\r\n"; // an HTTP/1.0 client asked to keep it
+    }
+
+    /**
+     * Starts the request-head clock when what arrived leaves a head incomplete, and stops it otherwise: a whole
+     * head in one read costs no timer.
+     */
+    static void timeHead(HttpRequestParser parser, TimerScheduler<Object> timers, Duration headTimeout) {
+        if (!parser.inPartialHead()) {
+            timers.cancel(HeadTimeout.INSTANCE);
+        } else if (!timers.isTimerActive(HeadTimeout.INSTANCE)) {
+            timers.startSingleTimer(HeadTimeout.INSTANCE, headTimeout);
+        }
     }
 
     static String reason(int status) {
@@ -186,12 +203,7 @@ final class HttpServer {
             if (out.length() > 0) {
                 writer.write(out.result());
             }
-            // Only a head that stays incomplete starts the clock: a whole head in one read costs no timer.
-            if (!parser.inPartialHead()) {
-                timers.cancel(HeadTimeout.INSTANCE);
-            } else if (!timers.isTimerActive(HeadTimeout.INSTANCE)) {
-                timers.startSingleTimer(HeadTimeout.INSTANCE, headTimeout);
-            }
+            timeHead(parser, timers, headTimeout);
             return Behaviors.same();
         }
 
