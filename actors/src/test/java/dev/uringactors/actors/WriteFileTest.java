@@ -62,14 +62,23 @@ class WriteFileTest {
     @TempDir
     Path tmp;
 
-    private Connected connectedClient(TestProbe<Event> handler, Socket[] client) throws IOException {
+    /** A loopback client of a fresh listener, and the server side's connection, registered to {@code handler}. */
+    private record Client(TestProbe<Event> handler, Socket socket, Connected connected) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private Client connect() throws IOException {
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
         UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
         InetSocketAddress address = handler.expectMessageClass(Bound.class).localAddress();
-        client[0] = new Socket(address.getAddress(), address.getPort());
-        client[0].setSoTimeout(20_000);
+        Socket socket = new Socket(address.getAddress(), address.getPort());
+        socket.setSoTimeout(20_000);
         Connected c = handler.expectMessageClass(Connected.class);
         c.connection().tell(new Register(handler.getRef()));
-        return c;
+        return new Client(handler, socket, c);
     }
 
     private FileHandle open(Path path) throws Exception {
@@ -88,10 +97,10 @@ class WriteFileTest {
         new Random(3).nextBytes(content);
         Path path = Files.write(tmp.resolve("data"), content);
         FileHandle file = open(path);
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        Socket[] client = new Socket[1];
-        Connected c = connectedClient(handler, client);
-        try (Socket s = client[0]) {
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
             c.connection().tell(Write.of(ByteString.fromString("head|")));
             c.connection().tell(new WriteFile(file, 0, content.length, new Ack("whole")));
             c.connection().tell(new WriteFile(file, 100, 7, new Ack("part")));
@@ -117,10 +126,10 @@ class WriteFileTest {
         byte[] content = new byte[2 * CHUNK + 10];
         new Random(4).nextBytes(content);
         FileHandle file = open(Files.write(tmp.resolve("headed"), content));
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        Socket[] client = new Socket[1];
-        Connected c = connectedClient(handler, client);
-        try (Socket s = client[0]) {
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
             ByteString header = ByteString.fromString("HEADER\r\n");
             c.connection().tell(new WriteFile(header, file, 0, content.length, false, new Ack("spliced")));
             c.connection().tell(new WriteFile(header, file, 5, 100, false, new Ack("read")));
@@ -149,14 +158,15 @@ class WriteFileTest {
     @Test
     void aFileGivenToTheConnectionIsClosedWhetherSentRefusedOrLeftUnsent() throws Exception {
         Path path = Files.write(tmp.resolve("given"), new byte[3 * CHUNK]);
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        Socket[] client = new Socket[1];
-        Connected c = connectedClient(handler, client);
+        Client client = connect();
+        TestProbe<Event> handler = client.handler();
+        Connected c = client.connected();
         long before = openFds();
         FileHandle sent = open(path);
         FileHandle refused = open(path);
         FileHandle unsent = open(path);
-        try (Socket s = client[0]) {
+        try (client) {
+            Socket s = client.socket();
             c.connection().tell(new WriteFile(ByteString.emptyByteString(), sent, 0, 3 * CHUNK, true, new Ack("sent")));
             assertArrayEquals(new byte[3 * CHUNK], s.getInputStream().readNBytes(3 * CHUNK));
             assertEquals(new Ack("sent"), handler.expectMessageClass(Ack.class));
@@ -181,10 +191,10 @@ class WriteFileTest {
         Arrays.fill(content, (byte) 'x');
         Path path = Files.write(tmp.resolve("short"), content);
         FileHandle file = open(path);
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        Socket[] client = new Socket[1];
-        Connected c = connectedClient(handler, client);
-        try (Socket s = client[0]) {
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
             WriteFile promised = new WriteFile(file, 0, 5L * CHUNK, new Ack("never"));
             c.connection().tell(promised);
             c.connection().tell(Write.of(ByteString.fromString("must not follow")));
@@ -204,10 +214,10 @@ class WriteFileTest {
         new Random(5).nextBytes(content);
         Path path = Files.write(tmp.resolve("shrinking"), content);
         FileHandle file = open(path);
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        Socket[] client = new Socket[1];
-        Connected c = connectedClient(handler, client);
-        try (Socket s = client[0]) {
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
             c.connection().tell(new WriteFile(file, 0, content.length, new Ack("never")));
             InputStream in = s.getInputStream();
             byte[] first = in.readNBytes(CHUNK); // the send has begun; the peer reads no more for now
