@@ -1,5 +1,6 @@
 package dev.uringactors.actors;
 
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
@@ -167,8 +168,11 @@ public final class TcpProtocol {
     public record CommandFailed(Object command, Throwable cause) implements Event {
     }
 
-    /** The last event of a connection. */
-    public sealed interface ConnectionClosed extends Event permits Closed, ConfirmedClosed, Aborted, PeerClosed,
+    /**
+     * The last event of a connection. As in Pekko IO, one that finds its handler gone (a stream stage that failed
+     * and aborted, say) is not logged as a dead letter.
+     */
+    public sealed interface ConnectionClosed extends Event, DeadLetterSuppression permits Closed, ConfirmedClosed, Aborted, PeerClosed,
             ErrorClosed {
     }
 

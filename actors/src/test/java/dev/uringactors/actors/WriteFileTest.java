@@ -12,6 +12,7 @@ import dev.uringactors.actors.TcpProtocol.Event;
 import dev.uringactors.actors.TcpProtocol.Register;
 import dev.uringactors.actors.TcpProtocol.Write;
 import dev.uringactors.actors.TcpProtocol.WriteFile;
+import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -149,19 +150,13 @@ class WriteFileTest {
         UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    private static long openFds() throws IOException {
-        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
     @Test
     void aFileGivenToTheConnectionIsClosedWhetherSentRefusedOrLeftUnsent() throws Exception {
         Path path = Files.write(tmp.resolve("given"), new byte[3 * CHUNK]);
         Client client = connect();
         TestProbe<Event> handler = client.handler();
         Connected c = client.connected();
-        long before = openFds();
+        long before = OpenFds.all();
         FileHandle sent = open(path);
         FileHandle refused = open(path);
         FileHandle unsent = open(path);
@@ -179,10 +174,10 @@ class WriteFileTest {
             handler.expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (openFds() > before && System.nanoTime() < deadline) {
+        while (OpenFds.all() > before && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertTrue(openFds() <= before, openFds() + " fds open, " + before + " before the three files");
+        assertTrue(OpenFds.all() <= before, OpenFds.all() + " fds open, " + before + " before the three files");
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.uringactors.actors.RingProtocol;
 import dev.uringactors.actors.TcpProtocol;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.UringTcp;
+import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;

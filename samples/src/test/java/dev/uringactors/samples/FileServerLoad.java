@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

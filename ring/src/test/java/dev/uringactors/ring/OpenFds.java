@@ -1,4 +1,4 @@
-package dev.uringactors.samples;
+package dev.uringactors.ring;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,16 +9,16 @@ import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /** This process's open file descriptors, from /proc/self/fd. */
-final class OpenFds {
+public final class OpenFds {
     private OpenFds() {
     }
 
-    static long all() {
+    public static long all() {
         return count(false);
     }
 
     /** Only sockets (a link that reads {@code socket:[inode]}). */
-    static long sockets() {
+    public static long sockets() {
         return count(true);
     }
 
@@ -39,7 +39,7 @@ final class OpenFds {
     }
 
     /** Waits up to 30 s for {@code count} to come down to {@code limit}; returns the last count. */
-    static long awaitAtMost(long limit, LongSupplier count) {
+    public static long awaitAtMost(long limit, LongSupplier count) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         long now;
         while ((now = count.getAsLong()) > limit && System.nanoTime() < deadline) {

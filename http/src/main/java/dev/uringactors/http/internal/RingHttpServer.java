@@ -1,0 +1,106 @@
+package dev.uringactors.http.internal;
+
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.UringTcp;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.http.impl.engine.server.MasterServerTerminator;
+import org.apache.pekko.http.impl.engine.server.ServerTerminator;
+import org.apache.pekko.http.javadsl.IncomingConnection;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.scaladsl.Http;
+import org.apache.pekko.http.scaladsl.model.HttpRequest;
+import org.apache.pekko.http.scaladsl.model.HttpResponse;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import scala.concurrent.ExecutionContext;
+import scala.jdk.javaapi.FutureConverters;
+import scala.runtime.BoxedUnit;
+
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * An HTTP server on {@link UringTcp}: each accepted connection gets Pekko HTTP's server stack and the handler,
+ * run on the connection's ring thread, as {@code Http().newServerAt(...).bindFlow} runs them on Pekko's own TCP.
+ * At most {@code max-connections} are served at once (the listener accepts only when a slot is free), and the
+ * binding is Pekko HTTP's own {@link ServerBinding}: {@code unbind}, {@code terminate} with its deadline, and
+ * coordinated shutdown behave as there.
+ */
+public final class RingHttpServer {
+    private final ClassicActorSystemProvider system;
+    private final ServerStack stack;
+    private final String host;
+    private final int port;
+
+    public RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port) {
+        this.system = system;
+        this.stack = stack;
+        this.host = host;
+        this.port = port;
+    }
+
+    /** Binds and serves every connection with {@code handler} (materialized once per connection). */
+    public CompletionStage<ServerBinding> bind(Flow<HttpRequest, HttpResponse, ?> handler, Materializer materializer) {
+        MasterServerTerminator terminator = stack.newMasterTerminator();
+        ExecutionContext ec = materializer.executionContext();
+        return connections()
+                .mapAsyncUnordered(stack.settings().maxConnections(), incoming -> serve(incoming, handler,
+                        terminator, materializer))
+                .to(Sink.ignore())
+                .run(materializer)
+                .thenApply(tcp -> binding(tcp, deadline -> terminator.terminate(deadline, ec)));
+    }
+
+    /**
+     * The connections as Pekko HTTP's {@link IncomingConnection}s. Each one's HTTP stack and socket run on its
+     * ring's thread, in an island of their own; the handler joined to it runs where its materializer says.
+     */
+    public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
+        UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
+        MasterServerTerminator terminator = stack.newMasterTerminator();
+        ExecutionContext ec = system.classicSystem().dispatcher();
+        return connections()
+                .map(incoming -> new IncomingConnection(new Http.IncomingConnection(incoming.localAddress(),
+                        incoming.remoteAddress(), stack.forConnection(incoming.remoteAddress())
+                        .join(incoming.flow())
+                        .async(uring.dispatcherId(incoming.ring()))
+                        .asScala())))
+                .mapMaterializedValue(bound -> bound.thenApply(
+                        tcp -> binding(tcp, deadline -> terminator.terminate(deadline, ec))));
+    }
+
+    /** Pekko HTTP binds with TCP half-close off and the idle timeout left to the HTTP stack. */
+    private Source<UringTcp.IncomingConnection, CompletionStage<UringTcp.ServerBinding>> connections() {
+        return UringTcp.get(system).bind(host, port, stack.settings().backlog(),
+                stack.settings().getSocketOptions(), false, Optional.empty());
+    }
+
+    private CompletionStage<Done> serve(UringTcp.IncomingConnection incoming, Flow<HttpRequest, HttpResponse, ?> handler,
+                                        MasterServerTerminator terminator, Materializer materializer) {
+        Pair<CompletionStage<Done>, ServerTerminator> handling = incoming.handleWith(
+                stack.withHandler(handler, incoming.remoteAddress())
+                        .watchTermination((values, ended) -> {
+                            ended.whenComplete((done, failure) -> terminator.removeConnection(values.second()));
+                            return values;
+                        })
+                        .addAttributes(stack.cancellationStrategy()),
+                materializer);
+        terminator.registerConnection(handling.second(), materializer.executionContext());
+        // A connection that fails (a reset peer, say) frees its slot; it must not fail the listener.
+        return handling.first().exceptionally(failure -> Done.getInstance());
+    }
+
+    private static ServerBinding binding(UringTcp.ServerBinding tcp,
+                                         scala.Function1<scala.concurrent.duration.FiniteDuration,
+                                                 scala.concurrent.Future<Http.HttpTerminated>> terminate) {
+        InetSocketAddress local = tcp.localAddress();
+        return new ServerBinding(new Http.ServerBinding(local,
+                () -> FutureConverters.asScala(tcp.unbind().thenApply(v -> BoxedUnit.UNIT)), terminate));
+    }
+}

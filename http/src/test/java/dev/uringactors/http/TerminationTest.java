@@ -1,0 +1,113 @@
+package dev.uringactors.http;
+
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Unbind and terminate with requests in flight: Pekko HTTP's {@code ServerBinding} semantics, on the rings. Each
+ * request to {@code /slow} waits for the test to complete the future it handed out.
+ */
+@ExtendWith(RequiresIoUring.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TerminationTest {
+    private final ActorTestKit testKit = ActorTestKit.create();
+    private final LinkedBlockingQueue<CompletableFuture<String>> slow = new LinkedBlockingQueue<>();
+
+    @AfterAll
+    void shutDown() {
+        testKit.shutdownTestKit();
+    }
+
+    @Test
+    void unbindStopsAcceptingWhileARequestInFlightIsStillAnswered() throws Exception {
+        ServerBinding binding = bind();
+        int port = binding.localAddress().getPort();
+        try (Socket s = connect(port)) {
+            send(s, "/slow");
+            CompletableFuture<String> inFlight = slow.poll(10, TimeUnit.SECONDS);
+            binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+            inFlight.complete("after unbind");
+            assertTrue(UringHttpTest.readHead(s.getInputStream()).startsWith("HTTP/1.1 200 OK"));
+            assertEquals("after unbind", body(s, "after unbind".length()));
+            send(s, "/");
+            assertTrue(UringHttpTest.readHead(s.getInputStream()).startsWith("HTTP/1.1 200 OK"),
+                    "an open connection is still served after unbind");
+        }
+    }
+
+    @Test
+    void terminateLetsARequestInFlightFinishWithConnectionClose() throws Exception {
+        ServerBinding binding = bind();
+        try (Socket s = connect(binding.localAddress().getPort())) {
+            send(s, "/slow");
+            CompletableFuture<String> inFlight = slow.poll(10, TimeUnit.SECONDS);
+            CompletionStage<?> terminated = binding.terminate(Duration.ofSeconds(10));
+            binding.whenTerminationSignalIssued().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertFalse(terminated.toCompletableFuture().isDone(), "a request is in flight");
+            inFlight.complete("finished");
+            String head = UringHttpTest.readHead(s.getInputStream());
+            assertTrue(head.startsWith("HTTP/1.1 200 OK") && head.contains("Connection: close"), head);
+            assertEquals("finished", body(s, "finished".length()));
+            terminated.toCompletableFuture().get(10, TimeUnit.SECONDS);
+            UringHttpTest.assertConnectionEnds(s);
+        }
+    }
+
+    @Test
+    void aRequestStillInFlightAtTheDeadlineGets503() throws Exception {
+        ServerBinding binding = bind();
+        try (Socket s = connect(binding.localAddress().getPort())) {
+            send(s, "/slow");
+            CompletableFuture<String> neverInTime = slow.poll(10, TimeUnit.SECONDS);
+            binding.terminate(Duration.ofMillis(500)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            String head = UringHttpTest.readHead(s.getInputStream());
+            assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable"), head);
+            neverInTime.complete("too late");
+        }
+    }
+
+    private ServerBinding bind() throws Exception {
+        return UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
+                .bind(TestRoutes.routes(() -> {
+                    CompletableFuture<String> answer = new CompletableFuture<>();
+                    slow.add(answer);
+                    return answer;
+                }))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private static void send(Socket s, String path) throws IOException {
+        s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static String body(Socket s, int length) throws IOException {
+        return new String(s.getInputStream().readNBytes(length), StandardCharsets.US_ASCII);
+    }
+}
