@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,9 @@ public final class Main {
               http [--port P] [--host H]   HTTP/1.1 hello-world server (default 127.0.0.1:8080)
               files --root DIR [--port P] [--host H]
                                        static file server for the files beneath DIR (default 127.0.0.1:8080)
+              pekko-http [--port P] [--host H] [--transport uring|pekko] [--root DIR]
+                                       a Pekko HTTP route set (hello at /, JSON echo at /echo, the files
+                                       directly in DIR at /files/NAME) on the rings, or on Pekko's own TCP
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
             With --stats 5s a server prints each ring's counters every 5 s.
             """;
@@ -72,9 +76,10 @@ public final class Main {
             return switch (sample) {
                 case "probe" -> probe();
                 case "copy" -> copy(args);
-                case "echo" -> serve("echo", args, 7007, EchoServer::create, Main::ringsAndWait, started);
-                case "http" -> serve("http", args, 8080, HttpServer::create, Main::ringsAndWait, started);
+                case "echo" -> serve("echo server", args, 7007, EchoServer::create, Main::ringsAndWait, started);
+                case "http" -> serve("http server", args, 8080, HttpServer::create, Main::ringsAndWait, started);
                 case "files" -> files(args, started);
+                case "pekko-http" -> pekkoHttp(args, started);
                 default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
             };
         } catch (UsageException e) {
@@ -105,7 +110,7 @@ public final class Main {
      * {@code uring.shutdown-timeout} and a grace after the signal (a handler stuck in a loop, say), the process
      * is halted, with the stacks of the ring threads in the log.
      */
-    private static int serve(String name, String[] args, int defaultPort, ServerFactory factory,
+    private static int serve(String title, String[] args, int defaultPort, ServerFactory factory,
                              BiFunction<UringSettings, Integer, String> details, Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
@@ -116,24 +121,24 @@ public final class Main {
             // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
         }
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound), "uring-" + name,
-                config);
+        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound),
+                "uring-" + title.replace(' ', '-'), config);
         system.getWhenTerminated().thenRun(() -> bound.completeExceptionally(
                 new IllegalStateException("the server stopped while starting")));
         try {
             InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            System.out.printf("%s server listening on %s:%d %s%n", name, listening.getAddress().getHostAddress(),
+            System.out.printf("%s listening on %s:%d %s%n", title, listening.getAddress().getHostAddress(),
                     listening.getPort(), details.apply(settings, UringExtension.get(system).ringCount()));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            System.err.println("error: " + name + " server did not start: " + (cause instanceof TimeoutException
+            System.err.println("error: " + title + " did not start: " + (cause instanceof TimeoutException
                     ? "not bound within " + START_TIMEOUT : cause.getMessage()));
             return 1;
         }
         Duration deadline = settings.shutdownTimeout().plus(STOP_GRACE);
         // Pekko's shutdown hook runs CoordinatedShutdown (which closes the rings); this one reports it, or halts.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOrHalt(name, system, deadline)));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOrHalt(title, system, deadline)));
         if (statsEvery != null) {
             printStats(system, statsEvery);
         }
@@ -162,8 +167,29 @@ public final class Main {
         if (!Files.isDirectory(root)) {
             throw new IOException("--root " + rootOption + ": not a directory");
         }
-        return serve("file", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
+        return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
                 (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
+    }
+
+    /** The Pekko HTTP routes on the transport named; {@code --root}, if given, must be a directory. */
+    private static int pekkoHttp(String[] args, Consumer<ActorSystem<?>> started) throws IOException {
+        String transportOption = option(args, "--transport", "uring");
+        PekkoHttpServer.Transport transport = switch (transportOption) {
+            case "uring" -> PekkoHttpServer.Transport.URING;
+            case "pekko" -> PekkoHttpServer.Transport.PEKKO;
+            default -> throw new UsageException("--transport " + transportOption + ": uring or pekko");
+        };
+        String rootOption = option(args, "--root", null);
+        Optional<Path> root = Optional.empty();
+        if (rootOption != null) {
+            if (!Files.isDirectory(Path.of(rootOption))) {
+                throw new IOException("--root " + rootOption + ": not a directory");
+            }
+            root = Optional.of(Path.of(rootOption).toRealPath());
+        }
+        Optional<Path> files = root;
+        return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
+                files), (settings, rings) -> "(transport " + transportOption + ")", started);
     }
 
     private static Duration statsInterval(String value) {
@@ -189,12 +215,12 @@ public final class Main {
                 stats -> System.out.println(lines.next(stats, System.nanoTime()))), system.executionContext());
     }
 
-    private static void stopOrHalt(String name, ActorSystem<?> system, Duration deadline) {
+    private static void stopOrHalt(String title, ActorSystem<?> system, Duration deadline) {
         try {
             system.getWhenTerminated().toCompletableFuture().get(deadline.toMillis(), TimeUnit.MILLISECONDS);
-            System.out.println(name + " server stopped");
+            System.out.println(title + " stopped");
         } catch (TimeoutException | ExecutionException | InterruptedException e) {
-            System.err.println("error: " + name + " server did not stop within " + deadline + "; halting. Ring threads:");
+            System.err.println("error: " + title + " did not stop within " + deadline + "; halting. Ring threads:");
             for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
                 if (t.getKey().getName().startsWith("uring-ring-")) {
                     System.err.println("  " + t.getKey().getName() + " (" + t.getKey().getState() + ")");

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ExtendWith(RequiresIoUring.class)
 class ProcessFailuresTest {
     /** A JVM running {@code mainClass} with this test's class path; output and errors together. */
-    private static Process java(String mainClass, List<String> jvmOptions, String... args) throws Exception {
+    static Process java(String mainClass, List<String> jvmOptions, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
@@ -45,6 +45,7 @@ class ProcessFailuresTest {
         "a ring the kernel refuses   | -During.defer-taskrun=off -During.sqpoll.enabled=on -During.sqpoll.cpu=4095"
                 + " | http --port 0 | 1 | io_uring_setup: EINVAL",
         "a sample that does not exist | -Dx=1 | serve | 2 | no sample serve",
+        "a transport that does not exist | -Dx=1 | pekko-http --transport nio | 2 | --transport nio: uring or pekko",
     })
     void aServerThatCannotStartSaysWhyAtOnce(String what, String jvmOptions, String args, int status,
                                             String message) throws Exception {
