@@ -24,10 +24,12 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
         return new FileStat(statx.getLong(40), statx.getShort(28) & 0xffff, modified, statx.getInt(4));
     }
 
+    /** Whether the file is a directory. */
     public boolean isDirectory() {
         return (mode & S_IFMT) == 0040000;
     }
 
+    /** Whether the file is a regular file. */
     public boolean isRegularFile() {
         return (mode & S_IFMT) == 0100000;
     }

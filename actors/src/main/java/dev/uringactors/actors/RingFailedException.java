@@ -7,6 +7,7 @@ package dev.uringactors.actors;
 public final class RingFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The failure of ring {@code ring}, which ended a request: {@code cause} is why. */
     public RingFailedException(int ring, Throwable cause) {
         super("ring " + ring + " failed; the request may or may not have been carried out: " + cause, cause);
     }

@@ -23,6 +23,7 @@ public final class RingLoopExecutorConfigurator extends ExecutorServiceConfigura
 
     private final RingLoop loop;
 
+    /** Made by Pekko for each ring dispatcher; the loop named in the dispatcher's config is its executor. */
     public RingLoopExecutorConfigurator(Config config, DispatcherPrerequisites prerequisites) {
         super(config, prerequisites);
         String key = config.getString(LOOP_KEY);

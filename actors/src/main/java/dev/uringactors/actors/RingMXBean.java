@@ -6,11 +6,13 @@ package dev.uringactors.actors;
  * {@link RingLoopStats}, read on the ring's thread; a JMX client that reads several at once sees one snapshot.
  */
 public interface RingMXBean {
+    /** The ring's index in the extension. */
     int getRing();
 
     /** 1 for the first ring at this index, one more after each restart. */
     int getGeneration();
 
+    /** How the ring thread waits: interrupt, classic or hybrid. */
     String getWaitStrategy();
 
     /** io_uring_enter calls. */
@@ -31,10 +33,13 @@ public interface RingMXBean {
     /** Wake-ups other threads made. */
     long getWakeSignals();
 
+    /** Turns of the ring loop: submit, reap, run tasks. */
     long getTurns();
 
+    /** Tasks (actor mailboxes, stream stages) the ring thread ran. */
     long getTasksRun();
 
+    /** Requests submitted and not yet completed. */
     long getRequestsInFlight();
 
     /** Requests waiting for room in the SQ. */

@@ -20,6 +20,7 @@ public final class RingProtocol {
     private RingProtocol() {
     }
 
+    /** What a ring actor takes. */
     public sealed interface Command permits Nop, Open, OpenBeneath, Read, Write, Fsync, Stat, Close,
             GetStats, RingFault {
     }
@@ -60,6 +61,7 @@ public final class RingProtocol {
     public record Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
     }
 
+    /** Closes a file; once its requests have completed, the fd is closed with CLOSE. */
     public record Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) implements Command {
     }
 

@@ -19,6 +19,7 @@ public final class RingStatsSnapshots {
     private final RingLoopStats[] last;
     private final long[] takenAt;
 
+    /** Snapshots of {@code uring}'s rings, each taken again once older than {@code maxAge}. */
     public RingStatsSnapshots(UringExtension uring, Duration maxAge) {
         this.uring = uring;
         this.maxAgeNanos = maxAge.toNanos();
@@ -26,6 +27,7 @@ public final class RingStatsSnapshots {
         this.takenAt = new long[uring.ringCount()];
     }
 
+    /** The number of rings. */
     public int rings() {
         return last.length;
     }

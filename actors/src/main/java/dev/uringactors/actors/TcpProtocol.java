@@ -30,10 +30,12 @@ public final class TcpProtocol {
      */
     public record Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode,
                        TcpSocketOptions options) implements ManagerCommand {
+        /** A bind with the default socket options. */
         public Bind(ActorRef<Event> handler, InetSocketAddress localAddress, int backlog, boolean pullMode) {
             this(handler, localAddress, backlog, pullMode, TcpSocketOptions.DEFAULT);
         }
 
+        /** A bind with the settings' backlog, accepting whenever a connection comes. */
         public Bind(ActorRef<Event> handler, InetSocketAddress localAddress) {
             this(handler, localAddress, 0, false);
         }
@@ -75,6 +77,7 @@ public final class TcpProtocol {
      * for writing after the peer has shut down its side (half-close).
      */
     public record Register(ActorRef<Event> handler, boolean keepOpenOnPeerClosed) implements ConnectionCommand {
+        /** Registers {@code handler}; the peer's close closes the connection. */
         public Register(ActorRef<Event> handler) {
             this(handler, false);
         }
@@ -88,6 +91,7 @@ public final class TcpProtocol {
      * below it. What the connection took, it sends before a CLOSE or CONFIRMED_CLOSE; only ABORT drops it.
      */
     public record Write(ByteString data, Event ack) implements WriteCommand {
+        /** A write with no acknowledgement. */
         public static Write of(ByteString data) {
             return new Write(data, null);
         }
@@ -116,6 +120,7 @@ public final class TcpProtocol {
      */
     public record WriteFile(ByteString header, FileHandle file, long position, long count, boolean closeAfter,
                             Event ack) implements WriteCommand {
+        /** The file alone, no header; the caller keeps the file open and closes it. */
         public WriteFile(FileHandle file, long position, long count, Event ack) {
             this(ByteString.emptyByteString(), file, position, count, false, ack);
         }
@@ -131,23 +136,40 @@ public final class TcpProtocol {
      * fill the kernel buffers and stop; data already read may still arrive), RESUME_READING starts again. They
      * may follow each other in any order and at any rate.
      */
-    public enum ReadControl implements ConnectionCommand { SUSPEND_READING, RESUME_READING }
+    public enum ReadControl implements ConnectionCommand {
+        /** Stop reading from the socket. */
+        SUSPEND_READING,
+        /** Read again. */
+        RESUME_READING
+    }
 
     /**
      * CLOSE: send what is queued, then close ({@link Closed}). CONFIRMED_CLOSE: send what is queued, shut down
      * the sending side, wait for the peer to close its side ({@link ConfirmedClosed}). ABORT: drop what is queued
      * and reset the connection ({@link Aborted}).
      */
-    public enum CloseCommand implements ConnectionCommand { CLOSE, CONFIRMED_CLOSE, ABORT }
+    public enum CloseCommand implements ConnectionCommand {
+        /** Send what is queued, then close. */
+        CLOSE,
+        /** Send what is queued, shut down sending, wait for the peer to close. */
+        CONFIRMED_CLOSE,
+        /** Drop what is queued and reset the connection. */
+        ABORT
+    }
 
     /** What handlers get. */
     public sealed interface Event permits Bound, Unbound, Connected, Received, Ack, CommandFailed, ConnectionClosed {
     }
 
+    /** The listener is bound to {@code localAddress}; {@code listener} takes its commands. */
     public record Bound(InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) implements Event {
     }
 
-    public enum Unbound implements Event { INSTANCE }
+    /** The listener is closed. */
+    public enum Unbound implements Event {
+        /** The one instance. */
+        INSTANCE
+    }
 
     /**
      * A connection, running on ring {@code ring}: spawn its handler with {@code UringExtension.dispatcher(ring)}
@@ -157,6 +179,7 @@ public final class TcpProtocol {
                             ActorRef<ConnectionCommand> connection, int ring) implements Event {
     }
 
+    /** Data from the peer. */
     public record Received(ByteString data) implements Event {
     }
 
@@ -172,18 +195,33 @@ public final class TcpProtocol {
      * The last event of a connection. As in Pekko IO, one that finds its handler gone (a stream stage that failed
      * and aborted, say) is not logged as a dead letter.
      */
-    public sealed interface ConnectionClosed extends Event, DeadLetterSuppression permits Closed, ConfirmedClosed, Aborted, PeerClosed,
-            ErrorClosed {
+    public sealed interface ConnectionClosed extends Event, DeadLetterSuppression
+            permits Closed, ConfirmedClosed, Aborted, PeerClosed, ErrorClosed {
     }
 
-    public enum Closed implements ConnectionClosed { INSTANCE }
+    /** Closed after {@link CloseCommand#CLOSE}: everything queued was sent. */
+    public enum Closed implements ConnectionClosed {
+        /** The one instance. */
+        INSTANCE
+    }
 
-    public enum ConfirmedClosed implements ConnectionClosed { INSTANCE }
+    /** Closed after {@link CloseCommand#CONFIRMED_CLOSE}: both sides have shut down. */
+    public enum ConfirmedClosed implements ConnectionClosed {
+        /** The one instance. */
+        INSTANCE
+    }
 
-    public enum Aborted implements ConnectionClosed { INSTANCE }
+    /** Reset after {@link CloseCommand#ABORT}. */
+    public enum Aborted implements ConnectionClosed {
+        /** The one instance. */
+        INSTANCE
+    }
 
     /** The peer shut down its sending side (end of stream). */
-    public enum PeerClosed implements ConnectionClosed { INSTANCE }
+    public enum PeerClosed implements ConnectionClosed {
+        /** The one instance. */
+        INSTANCE
+    }
 
     /** The connection failed: reset by the peer, timed out, or another error. */
     public record ErrorClosed(String cause) implements ConnectionClosed {

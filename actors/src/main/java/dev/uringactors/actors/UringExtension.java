@@ -92,10 +92,12 @@ public final class UringExtension implements Extension {
         return Id.INSTANCE.apply(system);
     }
 
+    /** The settings the rings were made with. */
     public UringSettings settings() {
         return settings;
     }
 
+    /** The number of rings. */
     public int ringCount() {
         return rings.size();
     }

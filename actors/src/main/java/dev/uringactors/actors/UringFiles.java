@@ -32,6 +32,7 @@ public final class UringFiles {
         this.timeout = uring.settings().requestTimeout();
     }
 
+    /** The file API of a system's rings. */
     public static UringFiles get(ActorSystem<?> system) {
         return new UringFiles(UringExtension.get(system), system.scheduler());
     }
@@ -51,6 +52,7 @@ public final class UringFiles {
         return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, set, replyTo));
     }
 
+    /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
         return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
     }
@@ -60,14 +62,17 @@ public final class UringFiles {
         return ask(file.ring(), replyTo -> new RingProtocol.Write(file, position, data, replyTo));
     }
 
+    /** Flushes the file's data and metadata to the device. */
     public CompletionStage<Done> fsync(FileHandle file) {
         return ask(file.ring(), replyTo -> new RingProtocol.Fsync(file, false, replyTo));
     }
 
+    /** The metadata of the file at {@code path}. */
     public CompletionStage<FileStat> stat(Path path) {
         return ask(uring.nextRing(), replyTo -> new RingProtocol.Stat(path, replyTo));
     }
 
+    /** Closes the file once its requests have completed. */
     public CompletionStage<Done> close(FileHandle file) {
         return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
     }

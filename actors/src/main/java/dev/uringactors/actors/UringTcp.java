@@ -54,6 +54,7 @@ public final class UringTcp implements Extension {
                 org.apache.pekko.actor.typed.Props.empty());
     }
 
+    /** The TCP extension of a typed system. */
     public static UringTcp get(ActorSystem<?> system) {
         return Id.INSTANCE.apply(system);
     }
@@ -97,6 +98,10 @@ public final class UringTcp implements Extension {
         return outgoingConnection(new InetSocketAddress(host, port), true);
     }
 
+    /**
+     * A connection to {@code remoteAddress}; with {@code halfClose}, completing the input shuts down only our sending
+     * side.
+     */
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
             InetSocketAddress remoteAddress, boolean halfClose) {
         return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
@@ -128,10 +133,12 @@ public final class UringTcp implements Extension {
             return ring;
         }
 
+        /** Our end of the connection. */
         public InetSocketAddress localAddress() {
             return localAddress;
         }
 
+        /** The peer's end of the connection. */
         public InetSocketAddress remoteAddress() {
             return remoteAddress;
         }
@@ -176,6 +183,7 @@ public final class UringTcp implements Extension {
             this.unbound = unbound;
         }
 
+        /** The address the listener is bound to. */
         public InetSocketAddress localAddress() {
             return localAddress;
         }
@@ -185,6 +193,7 @@ public final class UringTcp implements Extension {
             return unbind.get();
         }
 
+        /** Completes once the listener is closed, by {@link #unbind()} or by a failure. */
         public CompletionStage<Done> whenUnbound() {
             return unbound.thenApply(v -> Done.getInstance());
         }
@@ -245,6 +254,7 @@ public final class UringTcp implements Extension {
         b.handler().tell(new TcpProtocol.Bound(bound, group));
     }
 
+    /** The extension's id, for Pekko's extension registry. */
     public static final class Id extends ExtensionId<UringTcp> {
         private static final Id INSTANCE = new Id();
 

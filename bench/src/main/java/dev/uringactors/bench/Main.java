@@ -20,6 +20,8 @@ public final class Main {
                   workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
               file-server [--seconds 6] [--rounds 3] [--splice-threshold 64KiB|off] [--sample-jar J]
                   the sample file server vs nginx (both on PATH: apt-get install nginx wrk), 4 KiB and 1 MiB files
+              pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
+                  the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
             """;
 
     private Main() {
@@ -41,6 +43,7 @@ public final class Main {
                 case "echo-peers" -> EchoPeersBench.main(args);
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
+                case "pekko-http" -> PekkoHttpBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

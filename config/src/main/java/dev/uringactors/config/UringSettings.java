@@ -45,14 +45,43 @@ public record UringSettings(
         Tcp tcp,
         boolean jmx) {
 
-    public enum WaitMode { INTERRUPT, CLASSIC, HYBRID }
+    /** {@code uring.wait-strategy}: how a ring thread waits for completions. */
+    public enum WaitMode {
+        /** Blocks in io_uring_enter until a completion or a wake-up. */
+        INTERRUPT,
+        /** Spins on the completion queue while requests are in flight. */
+        CLASSIC,
+        /** Sleeps half the expected completion time, then spins. */
+        HYBRID
+    }
 
     /** {@code uring.unknown-keys}: what a key under {@code uring} that the library does not know does. */
-    public enum UnknownKeysMode { FAIL, WARN }
+    public enum UnknownKeysMode {
+        /** Start fails, naming the key and the nearest known one. */
+        FAIL,
+        /** A warning is logged and the key is ignored. */
+        WARN
+    }
 
-    public enum IopollMode { OFF, ON, HYBRID, AUTO }
+    /** {@code uring.iopoll}: whether O_DIRECT files get a ring that polls the device. */
+    public enum IopollMode {
+        /** No IOPOLL ring. */
+        OFF,
+        /** An IOPOLL ring, polled classically. */
+        ON,
+        /** An IOPOLL ring with the kernel's HYBRID_IOPOLL (6.13). */
+        HYBRID,
+        /** HYBRID where the kernel has it, else ON. */
+        AUTO
+    }
 
-    public enum IopollFallback { FAIL, PLAIN }
+    /** {@code uring.iopoll-fallback}: what happens where IOPOLL cannot work. */
+    public enum IopollFallback {
+        /** The request fails, with a hint naming the device's io_poll setting. */
+        FAIL,
+        /** The request goes to a plain ring. */
+        PLAIN
+    }
 
     /** {@code uring.hybrid}. */
     public record Hybrid(Duration maxSpin, Duration minSleep, int window) {
@@ -66,9 +95,21 @@ public record UringSettings(
     public record Supervision(int maxRestarts, Duration within) {
     }
 
-    public enum ListenerMode { REUSE_PORT, SHARED }
+    /** {@code uring.tcp.listener}: how the rings share a bound port. */
+    public enum ListenerMode {
+        /** A listening socket per ring on one port (SO_REUSEPORT); the kernel spreads connections. */
+        REUSE_PORT,
+        /** One listening socket, accepted on one ring, connections handed round the rings. */
+        SHARED
+    }
 
-    public enum AcceptMode { MULTISHOT, SINGLE }
+    /** {@code uring.tcp.accept}: how connections are accepted. */
+    public enum AcceptMode {
+        /** One request that accepts connection after connection (5.19). */
+        MULTISHOT,
+        /** One request per connection. */
+        SINGLE
+    }
 
     /**
      * {@code uring.tcp}; {@code zeroCopyThreshold} and {@code spliceThreshold} are -1 for off, {@code idleTimeout}

@@ -25,6 +25,7 @@ public final class UringMeterBinder implements MeterBinder {
     private final UringExtension uring;
     private final RingStatsSnapshots snapshots;
 
+    /** Meters for every ring of {@code uring}, read from snapshots at most 1 s old. */
     public UringMeterBinder(UringExtension uring) {
         this.uring = uring;
         this.snapshots = new RingStatsSnapshots(uring, Duration.ofSeconds(1));

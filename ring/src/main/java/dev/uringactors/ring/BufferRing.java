@@ -94,6 +94,7 @@ public final class BufferRing implements AutoCloseable {
         }
     }
 
+    /** The buffer group id that requests name to take their buffers from this ring. */
     public int group() {
         return group;
     }
@@ -121,6 +122,7 @@ public final class BufferRing implements AutoCloseable {
         return bytes;
     }
 
+    /** The size of each buffer, in bytes. */
     public int bufferSize() {
         return bufferSize;
     }

@@ -12,6 +12,7 @@ public final class CqeFlags {
     public static final int F_NOTIF = 1 << 3;
     /** Incremental buffer ring (6.12): the kernel keeps using this buffer; later data follows this one in it. */
     public static final int F_BUF_MORE = 1 << 4;
+    /** Where the buffer id starts in the flags of a completion with {@link #F_BUFFER}. */
     public static final int BUFFER_SHIFT = 16;
 
     private CqeFlags() {

@@ -15,6 +15,7 @@ public final class EventFd implements AutoCloseable {
         one.putLong(0, 1);
     }
 
+    /** A new non-blocking, close-on-exec eventfd, counter at zero. */
     public static EventFd create() {
         int fd = LibC.eventfd(0, LibC.EFD_CLOEXEC);
         if (fd < 0) {
@@ -23,6 +24,7 @@ public final class EventFd implements AutoCloseable {
         return new EventFd(fd);
     }
 
+    /** The eventfd's file descriptor. */
     public int fd() {
         return fd;
     }

@@ -64,11 +64,13 @@ public final class NativeBuffer implements AutoCloseable {
         return b;
     }
 
+    /** The address of the first byte, for an SQE. */
     public long address() {
         checkLive();
         return address;
     }
 
+    /** The size in bytes. */
     public long size() {
         return size;
     }
@@ -82,21 +84,25 @@ public final class NativeBuffer implements AutoCloseable {
         return view;
     }
 
+    /** Writes a native-order long at {@code offset}. */
     public void putLong(long offset, long value) {
         checkLive();
         pointer.setLong(offset, value);
     }
 
+    /** Reads a native-order long at {@code offset}. */
     public long getLong(long offset) {
         checkLive();
         return pointer.getLong(offset);
     }
 
+    /** Writes a native-order int at {@code offset}. */
     public void putInt(long offset, int value) {
         checkLive();
         pointer.setInt(offset, value);
     }
 
+    /** Reads a native-order int at {@code offset}. */
     public int getInt(long offset) {
         checkLive();
         return pointer.getInt(offset);

@@ -23,21 +23,34 @@ public final class OpFlags {
 
     /** POLL_ADD, in {@code len}: stay armed, one CQE per event, with F_MORE (5.13). */
     public static final int POLL_ADD_MULTI = 1;
+    /** poll(2): data to read. */
     public static final int POLLIN = 0x001;
+    /** poll(2): writing will not block. */
     public static final int POLLOUT = 0x004;
+    /** poll(2): an error condition. */
     public static final int POLLERR = 0x008;
+    /** poll(2): hang-up. */
     public static final int POLLHUP = 0x010;
 
     /** OPENAT: open flags (asm-generic/fcntl.h: the same on every architecture this library runs on). */
     public static final int O_RDONLY = 0;
+    /** open(2): read only. */
     public static final int O_WRONLY = 1;
+    /** open(2): write only. */
     public static final int O_RDWR = 2;
+    /** open(2): read and write. */
     public static final int O_CREAT = 0x40;
+    /** open(2): create the file if it does not exist. */
     public static final int O_TRUNC = 0x200;
+    /** open(2): truncate to length 0. */
     public static final int O_APPEND = 0x400;
+    /** open(2): every write appends. */
     public static final int O_CLOEXEC = 0x80000;
+    /** open(2): close on exec. */
     public static final int O_EXCL = 0x80;
+    /** open(2): with O_CREAT, fail if the file exists. */
     public static final int O_DSYNC = 0x1000;
+    /** open(2): each write is durable as fdatasync(2) would make it. */
     public static final int O_SYNC = 0x101000;
     /** The dirfd meaning "relative to the current directory". */
     public static final int AT_FDCWD = -100;
@@ -59,7 +72,9 @@ public final class OpFlags {
     public static final int SOCK_CLOEXEC = 0x80000;
     /** SHUTDOWN: how. */
     public static final int SHUT_RD = 0;
+    /** shutdown(2): no more sending. */
     public static final int SHUT_WR = 1;
+    /** shutdown(2): neither. */
     public static final int SHUT_RDWR = 2;
 
     /** The file_index that asks the kernel to pick a free registered-file slot (5.19). */

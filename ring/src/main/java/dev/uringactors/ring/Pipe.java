@@ -31,10 +31,12 @@ public final class Pipe implements AutoCloseable {
         return new Pipe(fds[0], fds[1], size > 0 ? size : 65536);
     }
 
+    /** The end to read from. */
     public int readEnd() {
         return readEnd;
     }
 
+    /** The end to write to. */
     public int writeEnd() {
         return writeEnd;
     }

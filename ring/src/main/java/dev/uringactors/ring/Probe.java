@@ -80,22 +80,27 @@ public final class Probe {
         }
     }
 
+    /** Whether io_uring could be set up at all. */
     public boolean available() {
         return unavailable == null;
     }
 
+    /** Whether this kernel supports the op. */
     public boolean supports(Opcode op) {
         return ops.get(op.code());
     }
 
+    /** Whether this kernel accepts the setup flag (tried on a ring of its own). */
     public boolean supports(SetupFlag flag) {
         return setupFlags.contains(flag);
     }
 
+    /** Whether this kernel reports the feature. */
     public boolean supports(Feature feature) {
         return features.contains(feature);
     }
 
+    /** The kernel release, as uname(2) gives it. */
     public String kernel() {
         return kernel;
     }

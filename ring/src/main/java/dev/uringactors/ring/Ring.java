@@ -274,6 +274,7 @@ public final class Ring implements AutoCloseable {
         }
     }
 
+    /** Unregisters the buffers of {@link #registerBuffers}; only once no request uses them. */
     public void unregisterBuffers() {
         register("UNREGISTER_BUFFERS", IoUringCalls.UNREGISTER_BUFFERS, 0, 0);
     }
@@ -295,6 +296,7 @@ public final class Ring implements AutoCloseable {
         }
     }
 
+    /** Unregisters the file table of {@link #registerFiles}; only once no request uses it. */
     public void unregisterFiles() {
         register("UNREGISTER_FILES", IoUringCalls.UNREGISTER_FILES, 0, 0);
     }
@@ -444,6 +446,7 @@ public final class Ring implements AutoCloseable {
         return SetupFlag.in(flag, setupFlags);
     }
 
+    /** Whether the kernel reported this feature at setup. */
     public boolean has(Feature feature) {
         return (features & feature.bit) != 0;
     }
@@ -453,18 +456,22 @@ public final class Ring implements AutoCloseable {
         return fd;
     }
 
+    /** The setup flags in effect, as {@code IORING_SETUP_*} bits. */
     public int setupFlags() {
         return setupFlags;
     }
 
+    /** The features the kernel reported at setup. */
     public Set<Feature> features() {
         return Feature.of(features);
     }
 
+    /** The submission queue's size, in entries. */
     public int sqEntries() {
         return sq.entries;
     }
 
+    /** The completion queue's size, in entries. */
     public int cqEntries() {
         return cq.entries;
     }

@@ -21,6 +21,7 @@ import java.util.Set;
  */
 public record RingOptions(int entries, int cqEntries, Set<SetupFlag> flags, int sqThreadCpu, Duration sqThreadIdle,
                           int attachWqFd, boolean registerRingFd, Duration closeTimeout) {
+    /** Checks the options: entries at least 1, the others in their ranges. */
     public RingOptions {
         if (entries < 1) {
             throw new IllegalArgumentException("entries must be at least 1: " + entries);
@@ -42,16 +43,19 @@ public record RingOptions(int entries, int cqEntries, Set<SetupFlag> flags, int 
         return new RingOptions(256, 0, Set.of(), -1, Duration.ZERO, -1, true, Duration.ofSeconds(5));
     }
 
+    /** These options with {@code n} submission entries. */
     public RingOptions withEntries(int n) {
         return new RingOptions(n, cqEntries, flags, sqThreadCpu, sqThreadIdle, attachWqFd, registerRingFd,
                 closeTimeout);
     }
 
+    /** These options with {@code n} completion entries (0: the kernel's default, twice the SQ). */
     public RingOptions withCqEntries(int n) {
         return new RingOptions(entries, n, flags, sqThreadCpu, sqThreadIdle, attachWqFd, registerRingFd,
                 closeTimeout);
     }
 
+    /** These options with exactly these setup flags. */
     public RingOptions withFlags(SetupFlag... setupFlags) {
         Set<SetupFlag> set = EnumSet.noneOf(SetupFlag.class);
         Collections.addAll(set, setupFlags);
@@ -59,26 +63,31 @@ public record RingOptions(int entries, int cqEntries, Set<SetupFlag> flags, int 
                 closeTimeout);
     }
 
+    /** These options with the SQPOLL thread pinned to {@code cpu} (-1: not pinned). */
     public RingOptions withSqThreadCpu(int cpu) {
         return new RingOptions(entries, cqEntries, flags, cpu, sqThreadIdle, attachWqFd, registerRingFd,
                 closeTimeout);
     }
 
+    /** These options with this SQPOLL idle time. */
     public RingOptions withSqThreadIdle(Duration idle) {
         return new RingOptions(entries, cqEntries, flags, sqThreadCpu, idle, attachWqFd, registerRingFd,
                 closeTimeout);
     }
 
+    /** These options sharing the io-wq (and SQ thread) of the ring with fd {@code fd} (-1: none). */
     public RingOptions withAttachWqFd(int fd) {
         return new RingOptions(entries, cqEntries, flags, sqThreadCpu, sqThreadIdle, fd, registerRingFd,
                 closeTimeout);
     }
 
+    /** These options with the ring fd registered, or not. */
     public RingOptions withRegisterRingFd(boolean register) {
         return new RingOptions(entries, cqEntries, flags, sqThreadCpu, sqThreadIdle, attachWqFd, register,
                 closeTimeout);
     }
 
+    /** These options with this close timeout. */
     public RingOptions withCloseTimeout(Duration timeout) {
         return new RingOptions(entries, cqEntries, flags, sqThreadCpu, sqThreadIdle, attachWqFd, registerRingFd,
                 timeout);

@@ -12,18 +12,31 @@ import java.net.UnknownHostException;
  * naming the call and the address.
  */
 public final class Sockets {
+    /** IPv4 address family. */
     public static final int AF_INET = 2;
+    /** IPv6 address family. */
     public static final int AF_INET6 = 10;
+    /** A stream socket. */
     public static final int SOCK_STREAM = 1;
+    /** socket(2) type flag: non-blocking. */
     public static final int SOCK_NONBLOCK = 0x800;
+    /** Socket-level options. */
     public static final int SOL_SOCKET = 1;
+    /** Allow binding an address in TIME_WAIT. */
     public static final int SO_REUSEADDR = 2;
+    /** Send buffer size. */
     public static final int SO_SNDBUF = 7;
+    /** Receive buffer size. */
     public static final int SO_RCVBUF = 8;
+    /** TCP keep-alive probes. */
     public static final int SO_KEEPALIVE = 9;
+    /** Linger on close; zero makes close(2) send a reset. */
     public static final int SO_LINGER = 13;
+    /** Several sockets on one port, the kernel spreading connections. */
     public static final int SO_REUSEPORT = 15;
+    /** TCP-level options. */
     public static final int IPPROTO_TCP = 6;
+    /** Send small segments at once (no Nagle). */
     public static final int TCP_NODELAY = 1;
     /** Room for a sockaddr_in6, the larger of the two. */
     public static final int SOCKADDR_SIZE = 28;
@@ -40,6 +53,7 @@ public final class Sockets {
         return fd;
     }
 
+    /** setsockopt(2) with an int value; a failure is a {@link UringException}. */
     public static void setOption(int fd, int level, int name, int value) {
         try (NativeBuffer v = NativeBuffer.allocate(4)) {
             v.putInt(0, value);
@@ -59,6 +73,7 @@ public final class Sockets {
         }
     }
 
+    /** getsockopt(2) of an int value. */
     public static int option(int fd, int level, int name) {
         try (NativeBuffer v = NativeBuffer.allocate(8)) {
             v.putInt(4, 4);
@@ -91,10 +106,12 @@ public final class Sockets {
         }
     }
 
+    /** The address a socket is bound to. */
     public static InetSocketAddress localAddress(int fd) {
         return address(fd, true);
     }
 
+    /** The address of a socket's peer. */
     public static InetSocketAddress remoteAddress(int fd) {
         return address(fd, false);
     }
@@ -138,6 +155,7 @@ public final class Sockets {
         return SOCKADDR_SIZE;
     }
 
+    /** The address in a {@code sockaddr_in} or {@code sockaddr_in6}. */
     public static InetSocketAddress decode(NativeBuffer sockaddr) {
         var b = sockaddr.asByteBuffer();
         int family = b.getShort(0) & 0xffff;

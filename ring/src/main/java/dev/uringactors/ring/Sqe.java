@@ -51,6 +51,7 @@ public final class Sqe {
         return prepRw(Opcode.READ, fd, buf, len, offset);
     }
 
+    /** write(2) at {@code offset} (-1: the file position). */
     public Sqe prepWrite(int fd, long buf, int len, long offset) {
         return prepRw(Opcode.WRITE, fd, buf, len, offset);
     }
@@ -60,6 +61,7 @@ public final class Sqe {
         return prepRw(Opcode.READV, fd, iovecs, count, offset);
     }
 
+    /** writev(2) of {@code count} iovecs at {@code offset}. */
     public Sqe prepWritev(int fd, long iovecs, int count, long offset) {
         return prepRw(Opcode.WRITEV, fd, iovecs, count, offset);
     }
@@ -69,6 +71,7 @@ public final class Sqe {
         return prepRw(Opcode.READ_FIXED, fd, buf, len, offset).bufIndex(bufIndex);
     }
 
+    /** write(2) from registered buffer {@code bufIndex}. */
     public Sqe prepWriteFixed(int fd, long buf, int len, long offset, int bufIndex) {
         return prepRw(Opcode.WRITE_FIXED, fd, buf, len, offset).bufIndex(bufIndex);
     }
@@ -91,6 +94,7 @@ public final class Sqe {
         return prepRw(Opcode.OPENAT2, dirfd, path, OpenHow.SIZE, how);
     }
 
+    /** close(2) of a plain fd. */
     public Sqe prepClose(int fd) {
         return prepRw(Opcode.CLOSE, fd, 0, 0, 0);
     }
@@ -123,6 +127,7 @@ public final class Sqe {
         return prepRw(Opcode.LINK_TIMEOUT, -1, ts, 1, 0).opFlags(flags);
     }
 
+    /** Cancels the TIMEOUT whose user data is {@code userData}. */
     public Sqe prepTimeoutRemove(long userData, int flags) {
         return prepRw(Opcode.TIMEOUT_REMOVE, -1, userData, 0, 0).opFlags(flags);
     }
@@ -147,6 +152,7 @@ public final class Sqe {
         return prepRw(Opcode.POLL_ADD, fd, 0, OpFlags.POLL_ADD_MULTI, 0).opFlags(events);
     }
 
+    /** Cancels the POLL_ADD whose user data is {@code userData}. */
     public Sqe prepPollRemove(long userData) {
         return prepRw(Opcode.POLL_REMOVE, -1, userData, 0, 0);
     }
@@ -231,6 +237,7 @@ public final class Sqe {
         return prepRw(Opcode.SPLICE, fdOut, offIn, nbytes, offOut).opFlags(spliceFlags).fileIndex(fdIn);
     }
 
+    /** shutdown(2), {@code how} one of OpFlags.SHUT_*. */
     public Sqe prepShutdown(int fd, int how) {
         return prepRw(Opcode.SHUTDOWN, fd, 0, how, 0);
     }
@@ -259,6 +266,7 @@ public final class Sqe {
         return this;
     }
 
+    /** The I/O priority (ioprio_set(2) values); for RECV and SEND, their IORING_RECVSEND_* flags. */
     public Sqe ioprio(int ioprio) {
         sqes.putShort(at + 2, (short) ioprio);
         return this;
@@ -270,6 +278,7 @@ public final class Sqe {
         return this;
     }
 
+    /** The registered buffer (READ_FIXED, WRITE_FIXED) or buffer group (with BUFFER_SELECT). */
     public Sqe bufIndex(int index) {
         sqes.putShort(at + 40, (short) index);
         return this;
@@ -286,6 +295,7 @@ public final class Sqe {
         return this;
     }
 
+    /** The third address some ops take. */
     public Sqe addr3(long addr3) {
         sqes.putLong(at + 48, addr3);
         return this;

@@ -9,10 +9,14 @@ import java.util.Optional;
 public class UringException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The errno, positive. */
     private final int errno;
+    /** The system call, or the op and its target. */
     private final String operation;
+    /** What usually causes this errno here, or null. */
     private final String hint;
 
+    /** An exception for {@code errno} (either sign) from {@code operation}, with a hint or null. */
     public UringException(String operation, int errno, String hint) {
         super(message(operation, errno, hint));
         this.errno = Math.abs(errno);
@@ -46,6 +50,7 @@ public class UringException extends RuntimeException {
         return operation;
     }
 
+    /** What usually causes this errno here, if known. */
     public Optional<String> hint() {
         return Optional.ofNullable(hint);
     }

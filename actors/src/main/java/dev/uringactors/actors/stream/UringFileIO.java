@@ -32,6 +32,7 @@ public final class UringFileIO {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
+    /** The file's bytes, in chunks of 8 KiB. */
     public static Source<ByteString, CompletionStage<IOResult>> fromPath(Path path) {
         return fromPath(path, DEFAULT_CHUNK_SIZE);
     }

@@ -52,6 +52,10 @@ public final class HybridPollWait implements WaitStrategy {
         this(200_000, 10_000, 16);
     }
 
+    /**
+     * Spins at most {@code maxSpinNanos} after a sleep; sleeps only when half the expected time is at least {@code
+     * minSleepNanos}; estimates from the last {@code window} completions.
+     */
     public HybridPollWait(long maxSpinNanos, long minSleepNanos, int window) {
         this(maxSpinNanos, minSleepNanos, window, System::nanoTime, LockSupport::parkNanos);
     }

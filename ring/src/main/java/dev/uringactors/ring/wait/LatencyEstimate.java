@@ -12,6 +12,7 @@ public final class LatencyEstimate {
     private long windowMin = Long.MAX_VALUE;
     private int windowSamples;
 
+    /** An estimate over the last {@code window} samples. */
     public LatencyEstimate(int window) {
         if (window < 1) {
             throw new IllegalArgumentException("the window must hold at least one sample");

@@ -13,5 +13,6 @@ package dev.uringactors.ring.wait;
  */
 public record WaitStats(long sleeps, long sleepRequestedNanos, long sleepActualNanos, long readyOnWake,
                         long spinNanos, long blocks) {
+    /** No waits at all: the stats of a strategy that keeps none. */
     public static final WaitStats NONE = new WaitStats(0, 0, 0, 0, 0, 0);
 }

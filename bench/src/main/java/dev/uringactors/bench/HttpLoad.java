@@ -1,0 +1,104 @@
+package dev.uringactors.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the HTTP benchmarks share: servers run as processes (a sample from its jar, or a program on PATH), and
+ * bounded wrk runs against them on CPU 0.
+ */
+final class HttpLoad {
+    private static final Pattern REQUESTS = Pattern.compile("Requests/sec:\\s*([0-9.]+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
+
+    private HttpLoad() {
+    }
+
+    /** A program on PATH (or in /usr/sbin, where nginx lives), or a failure naming the packages to install. */
+    static String onPath(String program, String packages) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            for (String prefix : new String[] {dir, "/usr/sbin"}) {
+                Path candidate = Path.of(prefix, program);
+                if (Files.isExecutable(candidate)) {
+                    return candidate.toString();
+                }
+            }
+        }
+        throw new IllegalArgumentException(program + " not found: apt-get install " + packages);
+    }
+
+    static void requireSampleJar(String sampleJar) {
+        if (!Files.isRegularFile(Path.of(sampleJar))) {
+            throw new IllegalArgumentException(sampleJar + " is missing: build with mvn -B -DskipTests package");
+        }
+    }
+
+    static Process start(List<String> command) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * Reads a sample's output until it says where it listens; from then on its output is drained, so that it
+     * never blocks on a full pipe.
+     */
+    static int listeningPort(Process sample) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(sample.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = out.readLine()) != null) {
+            Matcher m = LISTENING.matcher(line);
+            if (m.find()) {
+                Thread drain = new Thread(() -> drain(out), "sample-output");
+                drain.setDaemon(true);
+                drain.start();
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        throw new IllegalStateException("the sample did not start");
+    }
+
+    private static void drain(BufferedReader out) {
+        try {
+            out.transferTo(Writer.nullWriter());
+        } catch (IOException e) {
+            // the sample was stopped
+        }
+    }
+
+    /** Requests per second of one bounded {@code wrk -t1 -c64} run on CPU 0; any non-2xx answer fails it. */
+    static double wrk(String wrk, String url, int seconds) throws Exception {
+        Process p = start(List.of("taskset", "-c", "0", wrk, "-t1", "-c64", "-d" + seconds + "s", url));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        Matcher m = REQUESTS.matcher(out);
+        if (p.waitFor() != 0 || !m.find() || out.contains("Non-2xx")) {
+            throw new IllegalStateException("wrk against " + url + " failed: " + out);
+        }
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** Stops what was started (SIGTERM, then SIGKILL after 10 s). */
+    static void stopAll(List<Process> started) throws InterruptedException {
+        for (Process p : started) {
+            p.destroy();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+}

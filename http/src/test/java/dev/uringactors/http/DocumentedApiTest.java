@@ -1,0 +1,6 @@
+package dev.uringactors.http;
+
+import dev.uringactors.ring.DocumentedApi;
+
+class DocumentedApiTest extends DocumentedApi {
+}

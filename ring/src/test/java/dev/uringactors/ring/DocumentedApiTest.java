@@ -1,0 +1,4 @@
+package dev.uringactors.ring;
+
+class DocumentedApiTest extends DocumentedApi {
+}
