@@ -57,7 +57,7 @@ class TerminationTest {
     }
 
     @Test
-    void terminateLetsARequestInFlightFinishWithConnectionClose() throws Exception {
+    void terminateLetsARequestInFlightFinishThenEndsTheConnection() throws Exception {
         ServerBinding binding = bind();
         try (Socket s = connect(binding.localAddress().getPort())) {
             send(s, "/slow");
@@ -66,8 +66,11 @@ class TerminationTest {
             binding.whenTerminationSignalIssued().toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertFalse(terminated.toCompletableFuture().isDone(), "a request is in flight");
             inFlight.complete("finished");
+            // Whether the answer says Connection: close depends on whether the connection's terminator has seen
+            // the signal yet (it is asynchronous, in Pekko HTTP as on its own transport); either way the answer
+            // is whole and the connection ends after it.
             String head = UringHttpTest.readHead(s.getInputStream());
-            assertTrue(head.startsWith("HTTP/1.1 200 OK") && head.contains("Connection: close"), head);
+            assertTrue(head.startsWith("HTTP/1.1 200 OK"), head);
             assertEquals("finished", body(s, "finished".length()));
             terminated.toCompletableFuture().get(10, TimeUnit.SECONDS);
             UringHttpTest.assertConnectionEnds(s);
