@@ -37,6 +37,9 @@ final class RingIssuer implements CompletionHandler {
     private static final long DISCARDED = UserData.MAX - 1;
     private static final int RECV_GROUP = 0;
 
+    private final int index;
+    /** The SQPOLL group the rings open into, or null. */
+    private final SqPollGroup group;
     private final RingOptions options;
     private final RingOptions polledOptions;
     private final EventFd wakeFd;
@@ -66,8 +69,10 @@ final class RingIssuer implements CompletionHandler {
      * {@code polledOptions} sets up the IOPOLL companion ring, or is null for none; {@code forecastWindow} > 0
      * times file requests for a polling wait strategy, with that many samples per estimate.
      */
-    RingIssuer(RingOptions options, RingOptions polledOptions, EventFd wakeFd, int maxIoSize, int recvBufferCount,
-               int recvBufferSize, int forecastWindow) {
+    RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
+               int maxIoSize, int recvBufferCount, int recvBufferSize, int forecastWindow) {
+        this.index = index;
+        this.group = group;
         this.due = forecastWindow > 0 ? new DueCompletions(forecastWindow) : null;
         this.options = options;
         this.polledOptions = polledOptions;
@@ -81,18 +86,40 @@ final class RingIssuer implements CompletionHandler {
 
     private void open() {
         generation++;
-        ring = Ring.open(options);
+        ring = openRing(options);
         if (polledOptions != null) {
             try {
-                polledRing = Ring.open(polledOptions);
+                polledRing = openRing(polledOptions);
             } catch (RuntimeException e) {
-                ring.close();
+                closeRing(ring);
                 throw e;
             }
         }
         wakeBuffer = NativeBuffer.allocate(8);
         wakeArmed = false;
         armWake();
+    }
+
+    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
+    private Ring openRing(RingOptions o) {
+        return group == null ? Ring.open(o) : group.open(index, o);
+    }
+
+    /** Closes a ring, leaving its SQPOLL group first so that nothing attaches to it as it goes. */
+    private void closeRing(Ring r) {
+        if (group != null) {
+            group.leave(r);
+        }
+        r.close();
+    }
+
+    int ringFd() {
+        return ring.fd();
+    }
+
+    /** The ring fd this ring attached its SQPOLL thread to when it opened, or -1 (it created the thread). */
+    int attachedTo() {
+        return ring.options().attachWqFd();
     }
 
     /** Which ring this is: 1 for the first, one more after each restart. A fault names the ring it came from. */
@@ -293,10 +320,6 @@ final class RingIssuer implements CompletionHandler {
         return ring.stats();
     }
 
-    int ringFd() {
-        return ring.fd();
-    }
-
     /**
      * After a fault: answers every request with {@code cause} at once, drains and closes the ring, and opens a
      * fresh one. Memory of requests still in the kernel after the drain is leaked on purpose, not freed.
@@ -362,7 +385,7 @@ final class RingIssuer implements CompletionHandler {
             log.warn("draining ring failed", e);
         }
         try {
-            r.close();
+            closeRing(r);
         } catch (RuntimeException e) {
             log.warn("closing ring: {}", e.getMessage());
         }

@@ -73,11 +73,12 @@ final class RingLoop implements Executor {
     private final AtomicLong stuckTasks = new AtomicLong();
     private final TcpCounters tcpCounters = new TcpCounters();
 
-    RingLoop(int index, UringSettings settings, int attachWqFd) {
+    /** Ring {@code index}'s loop; with SQPOLL, its ring opens into {@code group} (else null). */
+    RingLoop(int index, UringSettings settings, SqPollGroup group) {
         this.index = index;
         this.settings = settings;
         this.directFiles = new RouteDirectFiles(settings.iopoll(), settings.iopollFallback());
-        this.thread = new Thread(() -> run(attachWqFd), "uring-ring-" + index);
+        this.thread = new Thread(() -> run(group), "uring-ring-" + index);
         thread.setDaemon(true);
     }
 
@@ -124,10 +125,10 @@ final class RingLoop implements Executor {
         }
     }
 
-    private void run(int attachWqFd) {
+    private void run(SqPollGroup group) {
         try {
-            issuer = new RingIssuer(settings.ringOptions(attachWqFd),
-                    settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(),
+            issuer = new RingIssuer(index, group, settings.ringOptions(index),
+                    settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(index),
                     wakeFd, settings.maxIoSize(), settings.tcp().recvBuffers(), settings.tcp().recvBufferSize(),
                     settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
             waitStrategy = settings.newWaitStrategy();
@@ -257,8 +258,14 @@ final class RingLoop implements Executor {
     }
 
     /** The ring fd (for sharing an SQPOLL thread); valid once started. */
+    /** For tests: the fd of the ring open now. */
     int ringFd() {
         return issuer.ringFd();
+    }
+
+    /** For tests: the ring fd this ring's SQPOLL thread was attached through, or -1. Read on any thread. */
+    int attachedTo() {
+        return issuer.attachedTo();
     }
 
     /** Counters; call it on the loop thread (the ring actor's GetStats does). */

@@ -38,6 +38,7 @@ public final class UringExtension implements Extension {
     private final List<String> loopKeys = new ArrayList<>();
     private final List<String> dispatcherIds = new ArrayList<>();
     private final List<ActorRef<Command>> rings = new ArrayList<>();
+    private final List<ActorRef<SqPollSupervisor.Command>> sqPollSupervisors = new ArrayList<>();
     private final AtomicInteger nextRing = new AtomicInteger();
     private final Scheduler scheduler;
     private CompletableFuture<Done> shutdown;
@@ -51,14 +52,12 @@ public final class UringExtension implements Extension {
         org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
         Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
         String instance = system.name() + "-" + INSTANCES.incrementAndGet();
-        int attachWqFd = -1;
+        List<SqPollGroup> groups = SqPollGroup.of(settings.sqpoll());
         try {
             for (int i = 0; i < settings.rings(); i++) {
-                RingLoop loop = new RingLoop(i, settings, attachWqFd).start();
+                RingLoop loop = new RingLoop(i, settings,
+                        groups.isEmpty() ? null : groups.get(settings.sqpoll().groupOf(i))).start();
                 loops.add(loop);
-                if (i == 0 && settings.sqpoll().enabled() && settings.sqpoll().shared()) {
-                    attachWqFd = loop.ringFd();
-                }
                 String key = instance + "/" + i;
                 String id = "uring-ring-" + i + "-dispatcher";
                 RingLoopExecutorConfigurator.register(key, loop);
@@ -79,6 +78,11 @@ public final class UringExtension implements Extension {
         } catch (RuntimeException e) {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
             throw e;
+        }
+        for (SqPollGroup group : groups) {
+            sqPollSupervisors.add(system.systemActorOf(SqPollSupervisor.create(group,
+                            settings.sqpoll().cpuOf(group.index()), this), "uring-sqpoll-" + group.index(),
+                    org.apache.pekko.actor.typed.Props.empty()));
         }
         watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
         mbeans = settings.jmx() ? new RingMBeans(instance, new RingStatsSnapshots(this, Duration.ofMillis(100)))
@@ -132,6 +136,19 @@ public final class UringExtension implements Extension {
         for (int i = 0; i < rings.size(); i++) {
             each.add(stats(i).toCompletableFuture());
         }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+    }
+
+    /**
+     * Each SQPOLL thread's figures over the last second (thread id, CPU share, wake-ups, rings), one per
+     * {@code uring.sqpoll.groups}; none without SQPOLL.
+     */
+    public CompletionStage<List<SqPollStats>> sqPollStats() {
+        List<CompletableFuture<SqPollStats>> each = sqPollSupervisors.stream()
+                .map(s -> AskPattern.<SqPollSupervisor.Command, SqPollStats>ask(s, SqPollSupervisor.GetStats::new,
+                        settings.requestTimeout(), scheduler).toCompletableFuture())
+                .toList();
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                 .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
     }

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * settings). Each figure comes with the CPU time its process spent per read over the measured window.
  */
 final class FileReadBench {
-    private static final int BLOCK = 4096;
+    static final int BLOCK = 4096;
 
     private FileReadBench() {
     }
@@ -96,24 +96,33 @@ final class FileReadBench {
     private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
             throws Exception {
         try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
-            List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
-            if (direct) {
-                options.add(UringOpenOption.DIRECT);
-            }
-            FileHandle handle = UringFiles.get(bench.system).open(file, options.toArray(OpenOption[]::new))
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            Tally tally = new Tally();
-            int n = bench.uring.ringCount();
-            for (int ring = 0; ring < n; ring++) {
-                FileHandle onRing = new FileHandle(handle.fd(), handle.path(), handle.direct(), handle.polled(), ring);
-                bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
-                        replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
-                        qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
-            }
+            Tally tally = startReads(bench, file, direct, qd, blocks);
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
-            return new UringRun(throughput, n);
+            return new UringRun(throughput, bench.uring.ringCount());
         }
+    }
+
+    /**
+     * Starts {@code qd} random 4 KiB reads of {@code file} in flight through the actors, spread over the rings,
+     * each ring's share kept by an actor on it; the tally counts the answers.
+     */
+    static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks) throws Exception {
+        List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
+        if (direct) {
+            options.add(UringOpenOption.DIRECT);
+        }
+        FileHandle handle = UringFiles.get(bench.system).open(file, options.toArray(OpenOption[]::new))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        Tally tally = new Tally();
+        int n = bench.uring.ringCount();
+        for (int ring = 0; ring < n; ring++) {
+            FileHandle onRing = new FileHandle(handle.fd(), handle.path(), handle.direct(), handle.polled(), ring);
+            bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
+                    replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
+                    qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
+        }
+        return tally;
     }
 
     private static OpenOption[] jdkOptions(boolean direct) {

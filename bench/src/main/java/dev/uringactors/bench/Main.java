@@ -20,6 +20,9 @@ public final class Main {
                   workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
               file-server [--seconds 6] [--rounds 3] [--splice-threshold 64KiB|off] [--sample-jar J]
                   the sample file server vs nginx (both on PATH: apt-get install nginx wrk), 4 KiB and 1 MiB files
+              sqpoll --file F [--qd 32] [--seconds 6]
+                  4 KiB random O_DIRECT reads through one ring without and with SQPOLL: IOPS, CPU per read of the
+                  ring thread (CPU 1) and of the SQ thread (CPU 0)
               pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
             """;
@@ -44,6 +47,7 @@ public final class Main {
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
+                case "sqpoll" -> SqPollBench.main(args);
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

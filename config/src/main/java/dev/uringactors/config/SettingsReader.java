@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -25,6 +26,11 @@ final class SettingsReader {
 
     private String raw(String key) {
         return uring.getValue(key).render();
+    }
+
+    /** A value as written on one line, without the origin comments a list renders with. */
+    private String concise(String key) {
+        return uring.getValue(key).render(com.typesafe.config.ConfigRenderOptions.concise());
     }
 
     int intIn(String key, int min, int max) {
@@ -123,6 +129,34 @@ final class SettingsReader {
             throw bad(key, "a size from " + min + " to " + max + " bytes", v + " bytes");
         }
         return (int) v;
+    }
+
+    /** {@code word} gives {@code wordValue}; otherwise a whole number in [min, max]. */
+    int intOrWord(String key, String word, int wordValue, int min, int max) {
+        if (isWord(key, word)) {
+            return wordValue;
+        }
+        try {
+            return intIn(key, min, max);
+        } catch (ConfigException.BadValue e) {
+            throw bad(key, word + " or a whole number from " + min + " to " + max, raw(key));
+        }
+    }
+
+    /** A list of whole numbers in [min, max], empty or of exactly {@code size} (what {@code size} counts). */
+    List<Integer> intList(String key, int min, int max, int size, String counted) {
+        String allowed = "[] or a list of " + size + " whole numbers from " + min + " to " + max + " (one per "
+                + counted + ")";
+        List<Integer> list;
+        try {
+            list = uring.getIntList(key);
+        } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+            throw bad(key, allowed, concise(key));
+        }
+        if (!list.isEmpty() && list.size() != size || list.stream().anyMatch(v -> v < min || v > max)) {
+            throw bad(key, allowed, concise(key));
+        }
+        return List.copyOf(list);
     }
 
     /** "none" gives -1. */

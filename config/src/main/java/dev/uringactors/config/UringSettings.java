@@ -87,8 +87,20 @@ public record UringSettings(
     public record Hybrid(Duration maxSpin, Duration minSleep, int window) {
     }
 
-    /** {@code uring.sqpoll}; {@code cpu} is -1 for none. */
-    public record Sqpoll(boolean enabled, int cpu, Duration idle, boolean shared) {
+    /**
+     * {@code uring.sqpoll}: {@code groups} SQ threads, ring {@code i} in group {@code i % groups}; {@code cpus} is
+     * empty (no pinning) or gives each group's CPU.
+     */
+    public record Sqpoll(boolean enabled, int groups, List<Integer> cpus, Duration idle) {
+        /** The group of ring {@code ring}. */
+        public int groupOf(int ring) {
+            return ring % groups;
+        }
+
+        /** The CPU of group {@code group}'s SQ thread, or -1 for none. */
+        public int cpuOf(int group) {
+            return cpus.isEmpty() ? -1 : cpus.get(group);
+        }
     }
 
     /** {@code uring.supervision}: restarts of a failed ring allowed within a time window. */
@@ -139,8 +151,11 @@ public record UringSettings(
         }
         boolean singleIssuer = r.bool("single-issuer");
         boolean deferTaskrun = r.bool("defer-taskrun");
-        Sqpoll sqpoll = new Sqpoll(r.bool("sqpoll.enabled"), r.intOrNone("sqpoll.cpu", 0, 4095),
-                r.duration("sqpoll.idle", Duration.ZERO, Duration.ofHours(1)), r.bool("sqpoll.shared"));
+        int rings = r.intOrAuto("rings", 1, 256, Runtime.getRuntime().availableProcessors());
+        int groups = r.intOrWord("sqpoll.groups", "per-ring", rings, 1, rings);
+        Sqpoll sqpoll = new Sqpoll(r.bool("sqpoll.enabled"), groups,
+                r.intList("sqpoll.cpus", 0, 4095, groups, "SQ thread group"),
+                r.duration("sqpoll.idle", Duration.ZERO, Duration.ofHours(1)));
         if (deferTaskrun && !singleIssuer) {
             throw SettingsReader.bad("defer-taskrun", "off when uring.single-issuer is off (the kernel needs both)",
                     "on");
@@ -151,7 +166,7 @@ public record UringSettings(
         }
         return new UringSettings(
                 uring.getString("profile"),
-                r.intOrAuto("rings", 1, 256, Runtime.getRuntime().availableProcessors()),
+                rings,
                 sqEntries,
                 cqEntries,
                 r.oneOf("wait-strategy", WaitMode.class),
@@ -217,8 +232,11 @@ public record UringSettings(
         return userSet.withFallback(uring.getConfig("profiles." + profile)).withFallback(uring);
     }
 
-    /** The options of a ring from these settings; {@code attachWqFd} shares an SQPOLL thread, or -1. */
-    public RingOptions ringOptions(int attachWqFd) {
+    /**
+     * The options of ring {@code ring} from these settings. With SQPOLL, its group's SQ thread CPU; whoever opens
+     * it attaches it to a member of its group ({@link RingOptions#withAttachWqFd}).
+     */
+    public RingOptions ringOptions(int ring) {
         List<SetupFlag> flags = new ArrayList<>();
         if (singleIssuer) {
             flags.add(SetupFlag.SINGLE_ISSUER);
@@ -240,15 +258,14 @@ public record UringSettings(
         }
         return RingOptions.defaults().withEntries(sqEntries).withCqEntries(cqEntries)
                 .withFlags(flags.toArray(SetupFlag[]::new))
-                .withSqThreadCpu(sqpoll.enabled() ? sqpoll.cpu() : -1)
+                .withSqThreadCpu(sqpoll.enabled() ? sqpoll.cpuOf(sqpoll.groupOf(ring)) : -1)
                 .withSqThreadIdle(sqpoll.idle())
-                .withAttachWqFd(sqpoll.enabled() && sqpoll.shared() ? attachWqFd : -1)
                 .withCloseTimeout(shutdownTimeout);
     }
 
     /** The options of an IOPOLL ring for O_DIRECT files ({@code iopoll} on, hybrid or auto). */
-    public RingOptions iopollRingOptions() {
-        RingOptions base = ringOptions(-1);
+    public RingOptions iopollRingOptions(int ring) {
+        RingOptions base = ringOptions(ring);
         List<SetupFlag> flags = new ArrayList<>(base.flags());
         // Completions are found by polling, not task work; TASKRUN_FLAG is refused (EINVAL) without a taskrun mode.
         flags.remove(SetupFlag.DEFER_TASKRUN);

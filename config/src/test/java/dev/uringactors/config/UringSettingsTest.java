@@ -10,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,7 +36,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Hybrid(Duration.ofNanos(200_000), Duration.ofNanos(10_000), 16), s.hybrid());
         assertTrue(s.singleIssuer() && s.deferTaskrun() && s.submitAll());
         assertFalse(s.coopTaskrun());
-        assertEquals(new UringSettings.Sqpoll(false, -1, Duration.ofSeconds(1), true), s.sqpoll());
+        assertEquals(new UringSettings.Sqpoll(false, 1, List.of(), Duration.ofSeconds(1)), s.sqpoll());
         assertEquals(UringSettings.IopollMode.OFF, s.iopoll());
         assertEquals(UringSettings.IopollFallback.FAIL, s.iopollFallback());
         assertEquals(1 << 20, s.maxIoSize());
@@ -59,7 +60,7 @@ class UringSettingsTest {
                   rings = 3, sq-entries = 64, cq-entries = 256, wait-strategy = hybrid
                   hybrid { max-spin = 50us, min-sleep = 5us, window = 4 }
                   single-issuer = on, defer-taskrun = off, submit-all = off, coop-taskrun = on
-                  sqpoll { enabled = on, cpu = 1, idle = 20ms, shared = off }
+                  sqpoll { enabled = on, groups = per-ring, cpus = [1, 0, 1], idle = 20ms }
                   iopoll = auto, iopoll-fallback = plain
                   buffers.max-io-size = 256 KiB
                   dispatcher { throughput = 8, tasks-per-turn = 32 }
@@ -78,7 +79,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Hybrid(Duration.ofNanos(50_000), Duration.ofNanos(5_000), 4), s.hybrid());
         assertFalse(s.deferTaskrun() || s.submitAll());
         assertTrue(s.coopTaskrun());
-        assertEquals(new UringSettings.Sqpoll(true, 1, Duration.ofMillis(20), false), s.sqpoll());
+        assertEquals(new UringSettings.Sqpoll(true, 3, List.of(1, 0, 1), Duration.ofMillis(20)), s.sqpoll());
         assertEquals(UringSettings.IopollMode.AUTO, s.iopoll());
         assertEquals(UringSettings.IopollFallback.PLAIN, s.iopollFallback());
         assertEquals(256 * 1024, s.maxIoSize());
@@ -110,9 +111,10 @@ class UringSettingsTest {
             submit-all                | 2              | on or off
             coop-taskrun              | yes please     | on or off
             sqpoll.enabled            | sometimes      | on or off
-            sqpoll.cpu                | -1             | none or a whole number from 0 to 4095
+            sqpoll.groups             | 0              | per-ring or a whole number from 1 to
+            sqpoll.cpus               | [1, 2, 3]      | [] or a list of 1 whole numbers from 0 to 4095
+            sqpoll.cpus               | [-1]           | [] or a list of 1 whole numbers from 0 to 4095
             sqpoll.idle               | -1s            | a duration from PT0S
-            sqpoll.shared             | x              | on or off
             iopoll                    | always         | one of off | on | hybrid | auto
             iopoll-fallback           | ignore         | one of fail | plain
             buffers.max-io-size       | 2 GiB          | a size from 512 to 1073741824 bytes
@@ -174,16 +176,16 @@ class UringSettingsTest {
 
     @Test
     void ringOptionsCarryTheFlags() {
-        RingOptions plain = settings("").ringOptions(-1);
+        RingOptions plain = settings("").ringOptions(0);
         assertEquals(1024, plain.entries());
         assertTrue(plain.flags().containsAll(java.util.Set.of(SetupFlag.SINGLE_ISSUER, SetupFlag.DEFER_TASKRUN,
                 SetupFlag.SUBMIT_ALL)));
-        RingOptions sqpoll = settings("uring { defer-taskrun = off, sqpoll { enabled = on, cpu = 0 } }")
-                .ringOptions(7);
+        RingOptions sqpoll = settings("uring { rings = 4, defer-taskrun = off, sqpoll { enabled = on, groups = 2, "
+                + "cpus = [0, 1] } }").ringOptions(3);
         assertTrue(sqpoll.flags().contains(SetupFlag.SQPOLL));
-        assertEquals(0, sqpoll.sqThreadCpu());
-        assertEquals(7, sqpoll.attachWqFd(), "shared SQ thread");
-        RingOptions iopoll = settings("uring.iopoll = hybrid").iopollRingOptions();
+        assertEquals(1, sqpoll.sqThreadCpu(), "ring 3 is in group 1, whose thread is on CPU 1");
+        assertEquals(-1, sqpoll.attachWqFd(), "the opener attaches it, to a member open at that moment");
+        RingOptions iopoll = settings("uring.iopoll = hybrid").iopollRingOptions(0);
         assertTrue(iopoll.flags().contains(SetupFlag.IOPOLL) && iopoll.flags().contains(SetupFlag.HYBRID_IOPOLL));
         assertFalse(iopoll.flags().contains(SetupFlag.DEFER_TASKRUN));
     }

@@ -41,6 +41,7 @@ public final class Ring implements AutoCloseable {
     private boolean closed;
 
     private long enters;
+    private long sqWakeups;
     private long submitted;
     private long completions;
     private long overflowFlushes;
@@ -177,6 +178,7 @@ public final class Ring implements AutoCloseable {
             } else if (sq.needsWakeupAfterFence()) {
                 flags |= IoUringCalls.ENTER_SQ_WAKEUP;
                 enter = true;
+                sqWakeups++;
             }
         }
         if (minComplete > 0 || (sq.flags() & (SubmissionQueue.CQ_OVERFLOW | SubmissionQueue.TASKRUN)) != 0) {
@@ -456,6 +458,11 @@ public final class Ring implements AutoCloseable {
         return fd;
     }
 
+    /** The options the ring was opened with. */
+    public RingOptions options() {
+        return options;
+    }
+
     /** The setup flags in effect, as {@code IORING_SETUP_*} bits. */
     public int setupFlags() {
         return setupFlags;
@@ -489,6 +496,7 @@ public final class Ring implements AutoCloseable {
 
     /** Counters kept by the issuer thread; read them there. Still valid after close. */
     public RingStats stats() {
-        return new RingStats(enters, submitted, completions, overflowFlushes, closed ? droppedAtClose : cq.dropped());
+        return new RingStats(enters, submitted, completions, overflowFlushes, closed ? droppedAtClose : cq.dropped(),
+                sqWakeups);
     }
 }

@@ -52,6 +52,44 @@ class IopollTest {
     }
 
     @Test
+    void withSqpollTheSqThreadPollsAndTheRingNeverEntersForCompletions() throws Exception {
+        Path file = dir.resolve("polled");
+        Files.write(file, new byte[8 * 4096]);
+        Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
+        assumeTrue(queue.isPresent() && queue.get().polled(), "needs a block device with poll queues (io_poll = 1)"
+                + " under the temp dir; " + queue.map(q -> q.ioPollFile() + " is 0").orElse("it is on none"));
+        int fd;
+        try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
+            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
+                    .userData(1);
+            fd = Reaped.await(plain, 1).byUserData(1).res();
+            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
+        }
+        RingOptions options = RingOptions.defaults().withEntries(8).withSqThreadIdle(java.time.Duration.ofSeconds(1))
+                .withFlags(SetupFlag.SQPOLL, SetupFlag.IOPOLL);
+        try (Ring ring = Ring.open(options); NativeBuffer buf = NativeBuffer.allocateAligned(8 * 4096, 4096)) {
+            for (int i = 0; i < 8; i++) {
+                ring.nextSqe().prepRead(fd, buf.address() + i * 4096L, 4096, i * 4096L).userData(10 + i);
+            }
+            ring.submit();
+            Reaped reaped = new Reaped();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (reaped.cqes.size() < 8 && System.nanoTime() < deadline) {
+                ring.pollCompletions();
+                ring.reap(reaped);
+            }
+            assertEquals(8, reaped.cqes.size(), "every polled read completed");
+            RingStats stats = ring.stats();
+            assertEquals(stats.sqWakeups(), stats.enters(), "no io_uring_enter but to wake the SQ thread: " + stats);
+        } finally {
+            try (Ring closer = Ring.open(4)) {
+                closer.nextSqe().prepClose(fd).userData(3);
+                Reaped.await(closer, 1);
+            }
+        }
+    }
+
+    @Test
     void hybridIopollIsAcceptedWithIopoll() {
         assumeTrue(RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL), "HYBRID_IOPOLL needs kernel 6.13");
         try (Ring ring = Ring.open(4, SetupFlag.IOPOLL, SetupFlag.HYBRID_IOPOLL)) {

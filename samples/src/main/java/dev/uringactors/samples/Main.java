@@ -117,7 +117,7 @@ public final class Main {
         Duration statsEvery = statsInterval(option(args, "--stats", null));
         Config config = ConfigFactory.load();
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
-        try (Ring ring = Ring.open(settings.ringOptions(-1))) {
+        try (Ring ring = Ring.open(settings.ringOptions(0))) {
             // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
         }
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
