@@ -12,24 +12,27 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 
 /**
- * Accepts on one ring: one multishot ACCEPT in flight, re-armed when a CQE comes without F_MORE, after a back-off
- * when the process is out of file descriptors; single-shot ACCEPTs, one after another, where the kernel rejects
- * multishot (before 5.19) or {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the same
- * ring. In pull mode it accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the
- * accept and the kernel's backlog holds new connections. After {@link Unbind} it closes fds that still arrive
- * for the cancelled accept, and lives on, without listening, until its connections have closed.
+ * Accepts on one ring, on a listening socket its {@link TcpListenerGroup} owns: one multishot ACCEPT in flight,
+ * re-armed when a CQE comes without F_MORE, after a back-off when the process is out of file descriptors;
+ * single-shot ACCEPTs, one after another, where the kernel rejects multishot (before 5.19) or
+ * {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the
+ * same ring. In pull mode it accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the
+ * accept and the kernel's backlog holds new connections. An accept that fails in a way it does not expect fails
+ * this actor, which its group restarts with back-off: the socket, its backlog, the connections (its children) and
+ * its {@link AcceptState} stay. After {@link Unbind} it closes fds that still arrive for the cancelled accept, and
+ * lives on, without listening, until its connections have closed.
  */
 final class TcpListener {
-    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm {
+    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure {
     }
 
     record Accepted(int fd) implements Internal {
@@ -40,59 +43,77 @@ final class TcpListener {
 
     enum Rearm implements Internal { INSTANCE }
 
+    /** For tests: fail as an unexpected accept error would. */
+    enum InjectFailure implements Internal { INSTANCE }
+
+    /** An accept ended with an errno that says the listening socket is not what it was. */
+    static final class AcceptFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AcceptFailedException(String message) {
+            super(message);
+        }
+    }
+
     private final ActorContext<ListenerCommand> ctx;
     private final TimerScheduler<ListenerCommand> timers;
     private final RingLoop loop;
     private final UringSettings.Tcp tcp;
     private final int listenFd;
-    private final boolean ownsFd;
     private final ActorRef<Event> handler;
     private final boolean pullMode;
+    private final AcceptState state;
     /** The connections' local address when the listener's is a specific one; null for a wildcard. */
     private final InetSocketAddress localAddress;
-    /** Connections accepted beyond the credit: handed out at the next ResumeAccepting. */
-    private final ArrayDeque<Integer> held = new ArrayDeque<>();
     private TcpOps.Accept accept;
-    private boolean multishot;
-    private long credit;
     private ActorRef<Event> unbindReplyTo;
     /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
     private boolean unbound;
 
     private TcpListener(ActorContext<ListenerCommand> ctx, TimerScheduler<ListenerCommand> timers, RingLoop loop,
-                        UringSettings.Tcp tcp, int listenFd, boolean ownsFd, ActorRef<Event> handler,
-                        boolean pullMode) {
+                        UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler, boolean pullMode,
+                        AcceptState state) {
         this.ctx = ctx;
         this.timers = timers;
         this.loop = loop;
         this.tcp = tcp;
         this.listenFd = listenFd;
-        this.ownsFd = ownsFd;
         this.handler = handler;
         this.pullMode = pullMode;
-        this.multishot = tcp.accept() == UringSettings.AcceptMode.MULTISHOT;
+        this.state = state;
         InetSocketAddress bound = Sockets.localAddress(listenFd);
         this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
     }
 
-    static Behavior<ListenerCommand> create(RingLoop loop, UringSettings.Tcp tcp, int listenFd, boolean ownsFd,
-                                            ActorRef<Event> handler, boolean pullMode) {
+    /** Accepts on {@code listenFd}; {@code state} outlives each incarnation (create it once per ring). */
+    static Behavior<ListenerCommand> create(RingLoop loop, UringSettings.Tcp tcp, int listenFd,
+                                            ActorRef<Event> handler, boolean pullMode, AcceptState state) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
-            TcpListener l = new TcpListener(ctx, timers, loop, tcp, listenFd, ownsFd, handler, pullMode);
+            if (state.starts++ > 0) {
+                state.restarts.increment();
+            }
+            TcpListener l = new TcpListener(ctx, timers, loop, tcp, listenFd, handler, pullMode, state);
+            // Children survive a restart: watch them again, or their ends would not be seen.
+            ctx.getChildren().forEach(ctx::watch);
             l.arm();
             return l.listening();
         }));
     }
 
     private boolean wantsMore() {
-        return !pullMode || credit > 0;
+        return !pullMode || state.credit > 0;
     }
 
     private void arm() {
         if (accept == null && unbindReplyTo == null && wantsMore()) {
-            accept = new TcpOps.Accept(listenFd, multishot, ctx.getSelf());
+            accept = new TcpOps.Accept(listenFd, state.multishot, ctx.getSelf());
             loop.issuer().issue(accept);
         }
+    }
+
+    private void rearm() {
+        state.rearms.increment();
+        arm();
     }
 
     private void cancelAccept() {
@@ -106,39 +127,55 @@ final class TcpListener {
                 .onMessage(Accepted.class, this::accepted)
                 .onMessage(AcceptEnded.class, this::acceptEnded)
                 .onMessage(Rearm.class, r -> {
-                    arm();
+                    rearm();
                     return Behaviors.same();
                 })
                 .onMessage(ResumeAccepting.class, this::resume)
                 .onMessage(Unbind.class, this::unbind)
+                .onMessageEquals(InjectFailure.INSTANCE, () -> {
+                    throw new AcceptFailedException("injected failure");
+                })
                 .onSignal(Terminated.class, t -> stopWhenDone())
+                .onSignal(PreRestart.class, s -> endAccept())
                 .onSignal(PostStop.class, s -> closeIfStoppedBound())
                 .build();
+    }
+
+    /**
+     * Before a restart: the accept in flight is cancelled. Connections it still brings come to the next
+     * incarnation (the same actor), which takes them as its own; its end is then ignored.
+     */
+    private Behavior<ListenerCommand> endAccept() {
+        if (accept != null) {
+            cancelAccept();
+        }
+        return Behaviors.same();
     }
 
     private Behavior<ListenerCommand> accepted(Accepted a) {
         if (unbindReplyTo != null) {
             Sockets.close(a.fd());
         } else if (wantsMore()) {
-            credit--;
+            state.credit--;
             connection(a.fd());
             if (!wantsMore() && accept != null) {
                 cancelAccept(); // pull mode, credit used up: leave the rest in the kernel backlog
             }
         } else {
-            held.add(a.fd()); // accepted by the kernel before the cancellation took effect
+            state.held.add(a.fd()); // accepted by the kernel before the cancellation took effect
         }
         return Behaviors.same();
     }
 
     private void connection(int fd) {
+        state.accepted.increment();
         ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, localAddress),
                 DispatcherSelector.sameAsParent()));
     }
 
     private Behavior<ListenerCommand> acceptEnded(AcceptEnded ended) {
         if (ended.op() != accept) {
-            return Behaviors.same();
+            return Behaviors.same(); // the accept of an incarnation before a restart
         }
         accept = null;
         if (unbindReplyTo != null) {
@@ -146,29 +183,39 @@ final class TcpListener {
         }
         int res = ended.res();
         if (res == TcpOps.RING_FAILED) {
-            if (loop.issuer().isOpen()) {
-                arm(); // the ring was restarted: accept on the fresh one (the listening socket kept its backlog)
+            if (!loop.issuer().isOpen()) {
+                // The ring stays closed (or shuts down): its group closes a socket no ring accepts on any more.
+                return Behaviors.stopped();
             }
+            rearm(); // the ring was restarted: accept on the fresh one (the listening socket kept its backlog)
         } else if (res == -Errno.EINVAL && ended.op().multishot()) {
             ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
-            multishot = false;
+            state.multishot = false;
             arm();
-        } else if (res == -Errno.EMFILE || res == -Errno.ENFILE || (res < 0 && res != -Errno.ECANCELED)) {
-            ctx.getLog().warn("accept on ring {} failed: {}; accepting again in {}", loop.index(), Errno.name(res),
-                    tcp.acceptBackoff());
+        } else if (res == -Errno.EMFILE || res == -Errno.ENFILE) {
+            ctx.getLog().warn("accept on ring {} failed: {} (no file descriptor left); accepting again in {}",
+                    loop.index(), Errno.name(res), tcp.acceptBackoff());
+            state.errors.increment();
+            state.descriptorPauses.increment();
             loop.tcpCounters().acceptBackoff();
             timers.startSingleTimer(Rearm.INSTANCE, tcp.acceptBackoff());
+        } else if (res == -Errno.ECONNABORTED) {
+            state.errors.increment(); // one connection reset before it was accepted: not the socket's fault
+            rearm();
+        } else if (res < 0 && res != -Errno.ECANCELED) {
+            state.errors.increment();
+            throw new AcceptFailedException("accept on ring " + loop.index() + " failed: " + Errno.name(res));
         } else {
-            arm();
+            rearm();
         }
         return Behaviors.same();
     }
 
     private Behavior<ListenerCommand> resume(ResumeAccepting r) {
-        credit += r.batchSize();
-        while (wantsMore() && !held.isEmpty()) {
-            credit--;
-            connection(held.poll());
+        state.credit += r.batchSize();
+        while (wantsMore() && !state.held.isEmpty()) {
+            state.credit--;
+            connection(state.held.poll());
         }
         arm();
         return Behaviors.same();
@@ -180,8 +227,7 @@ final class TcpListener {
         }
         unbindReplyTo = u.replyTo();
         timers.cancelAll();
-        held.forEach(Sockets::close);
-        held.clear();
+        closeHeld();
         if (accept == null) {
             return finishUnbind();
         }
@@ -191,26 +237,25 @@ final class TcpListener {
     }
 
     private Behavior<ListenerCommand> finishUnbind() {
-        if (ownsFd) {
-            Sockets.close(listenFd);
-        }
         unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
         unbound = true;
         return stopWhenDone();
     }
 
-    /** Stopped without an unbind (the actor system shutting down): close the socket all the same. */
+    /** Stopped without an unbind (the actor system shutting down): close what it holds all the same. */
     private Behavior<ListenerCommand> closeIfStoppedBound() {
         if (!unbound) {
             if (accept != null) {
                 accept.cancel(); // the ring's shutdown cancels the accept; fds it still brings are closed
             }
-            held.forEach(Sockets::close);
-            if (ownsFd) {
-                Sockets.close(listenFd);
-            }
+            closeHeld();
         }
         return Behaviors.same();
+    }
+
+    private void closeHeld() {
+        state.held.forEach(Sockets::close);
+        state.held.clear();
     }
 
     /** After unbinding, the listener goes once its last connection has closed (they are its children). */

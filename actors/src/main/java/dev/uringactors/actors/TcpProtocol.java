@@ -46,7 +46,7 @@ public final class TcpProtocol {
     }
 
     /** What a listener ({@link Bound#listener()}) takes. */
-    public sealed interface ListenerCommand permits ResumeAccepting, Unbind, TcpListener.Internal,
+    public sealed interface ListenerCommand permits ResumeAccepting, Unbind, GetListenerStats, TcpListener.Internal,
             TcpListenerGroup.Internal {
     }
 
@@ -56,6 +56,10 @@ public final class TcpProtocol {
 
     /** Stop accepting and close the listening sockets; answered with {@link Unbound}. */
     public record Unbind(ActorRef<Event> replyTo) implements ListenerCommand {
+    }
+
+    /** The bind's accept counters, summed over its rings. */
+    public record GetListenerStats(ActorRef<ListenerStats> replyTo) implements ListenerCommand {
     }
 
     /** What a connection ({@link Connected#connection()}) takes. */

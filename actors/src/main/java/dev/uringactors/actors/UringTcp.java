@@ -243,14 +243,8 @@ public final class UringTcp implements Extension {
             b.handler().tell(new CommandFailed(b, e));
             return;
         }
-        List<ActorRef<ListenerCommand>> listeners = new ArrayList<>();
-        for (int i = 0; i < rings; i++) {
-            int fd = reusePort ? fds.get(i) : fds.get(0);
-            listeners.add(ctx.spawnAnonymous(TcpListener.create(uring.loop(i), tcp, fd, reusePort, b.handler(),
-                    b.pullMode()), uring.dispatcher(i)));
-        }
         ActorRef<ListenerCommand> group = ctx.spawnAnonymous(
-                TcpListenerGroup.create(listeners, reusePort ? -1 : fds.get(0)));
+                TcpListenerGroup.create(uring, tcp, fds, b.handler(), b.pullMode()));
         b.handler().tell(new TcpProtocol.Bound(bound, group));
     }
 

@@ -139,37 +139,6 @@ class RingRestartAndShutdownTest {
     }
 
     @Test
-    void aRingThatGaveUpClosesItsSocketsAndStopsTurning() throws Exception {
-        ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, supervision { max-restarts = 0, within = 1m } }").withFallback(ConfigFactory.load()));
-        try (java.net.ServerSocket unused = new java.net.ServerSocket()) {
-            UringExtension u = UringExtension.get(strict.system());
-            TestProbe<TcpProtocol.Event> handler = strict.createTestProbe();
-            UringTcp.get(strict.system()).manager().tell(new TcpProtocol.Bind(handler.getRef(),
-                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)));
-            TcpProtocol.Bound bound = handler.expectMessageClass(TcpProtocol.Bound.class);
-            try (java.net.Socket client = new java.net.Socket(bound.localAddress().getAddress(),
-                    bound.localAddress().getPort())) {
-                client.setSoTimeout(10_000);
-                handler.expectMessageClass(TcpProtocol.Connected.class).connection()
-                        .tell(new TcpProtocol.Register(handler.getRef()));
-                fault(strict, u, "gone for good");
-                // Its connection is closed with close(2): the peer sees the end, not silence.
-                assertEquals(-1, client.getInputStream().read());
-            }
-            TestProbe<RingLoopStats> stats = strict.createTestProbe();
-            u.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            long turns = stats.receiveMessage(Duration.ofSeconds(5)).turns();
-            stats.expectNoMessage(Duration.ofMillis(500));
-            u.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            long later = stats.receiveMessage(Duration.ofSeconds(5)).turns();
-            assertTrue(later - turns <= 5, "the loop parks instead of turning: " + (later - turns) + " turns");
-        } finally {
-            strict.shutdownTestKit();
-        }
-    }
-
-    @Test
     void shutdownAnswersReadsInFlightThenEveryLaterRequest() throws Exception {
         TestProbe<StatusReply<ByteString>> probe = readsInFlight(20);
         uring.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);

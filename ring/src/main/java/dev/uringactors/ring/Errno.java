@@ -53,6 +53,8 @@ public final class Errno {
     public static final int EOPNOTSUPP = 95;
     /** No buffer space: a buffer group had none left. */
     public static final int ENOBUFS = 105;
+    /** Software caused connection abort: a connection reset before it was accepted. */
+    public static final int ECONNABORTED = 103;
     /** Connection reset by peer. */
     public static final int ECONNRESET = 104;
     /** Connection timed out. */

@@ -1,0 +1,136 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TcpProtocol.Bind;
+import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.Connected;
+import dev.uringactors.actors.TcpProtocol.ErrorClosed;
+import dev.uringactors.actors.TcpProtocol.Event;
+import dev.uringactors.actors.TcpProtocol.Received;
+import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.TcpProtocol.Unbind;
+import dev.uringactors.actors.TcpProtocol.Unbound;
+import dev.uringactors.actors.TcpProtocol.Write;
+import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What a ring fault does to the listeners and connections on that ring, and what a ring that gave up leaves. */
+@ExtendWith(RequiresIoUring.class)
+class RingFaultTcpTest {
+    private ActorTestKit kit;
+
+    @AfterEach
+    void shutDown() {
+        kit.shutdownTestKit();
+    }
+
+    private UringExtension start(String settings) {
+        kit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 1, " + settings + " }")
+                .withFallback(ConfigFactory.load()));
+        return UringExtension.get(kit.system());
+    }
+
+    @Test
+    void aFaultEndsTheRingsConnectionsAndTheNewRingAcceptsAndServes() throws Exception {
+        UringExtension uring = start("supervision { max-restarts = 3, within = 1m }");
+        long socketsBefore = OpenFds.sockets();
+        TestProbe<Event> handler = kit.createTestProbe(Event.class);
+        Bound bound = bind(handler);
+        try (Socket before = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+            c.connection().tell(new Register(handler.getRef()));
+            fault(uring);
+            ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
+            assertTrue(closed.cause().contains("ring"), closed.cause());
+            assertPeerSeesTheEnd(before);
+        }
+        try (Socket after = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+            c.connection().tell(new Register(handler.getRef()));
+            after.getOutputStream().write("served".getBytes(StandardCharsets.US_ASCII));
+            Received r = handler.expectMessageClass(Received.class, Duration.ofSeconds(10));
+            c.connection().tell(new Write(r.data(), null));
+            assertEquals("served", new String(after.getInputStream().readNBytes(6), StandardCharsets.US_ASCII));
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
+                : FishingOutcomes.continueAndIgnore());
+        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), "sockets left open");
+    }
+
+    @ParameterizedTest(name = "listener = {0}")
+    @ValueSource(strings = {"shared", "reuse-port"})
+    void aRingThatGaveUpClosesItsSocketsAndStopsTurning(String listener) throws Exception {
+        UringExtension uring = start("supervision { max-restarts = 0, within = 1m }, tcp.listener = " + listener);
+        long socketsBefore = OpenFds.sockets();
+        TestProbe<Event> handler = kit.createTestProbe(Event.class);
+        Bound bound = bind(handler);
+        try (Socket client = connect(bound)) {
+            handler.expectMessageClass(Connected.class, Duration.ofSeconds(10)).connection()
+                    .tell(new Register(handler.getRef()));
+            fault(uring);
+            // Its connection is closed with close(2): the peer sees the end, not silence.
+            assertPeerSeesTheEnd(client);
+        }
+        // No ring accepts on the listening socket any more: it is closed, and the bind is over.
+        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
+                : FishingOutcomes.continueAndIgnore());
+        assertThrows(ConnectException.class, () -> connect(bound).close());
+        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), "sockets left open");
+
+        TestProbe<RingLoopStats> stats = kit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        long turns = stats.receiveMessage(Duration.ofSeconds(5)).turns();
+        stats.expectNoMessage(Duration.ofMillis(500));
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        long later = stats.receiveMessage(Duration.ofSeconds(5)).turns();
+        assertTrue(later - turns <= 5, "the loop parks instead of turning: " + (later - turns) + " turns");
+    }
+
+    private Bound bind(TestProbe<Event> handler) {
+        UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
+        return handler.expectMessageClass(Bound.class);
+    }
+
+    private static Socket connect(Bound bound) throws IOException {
+        Socket s = new Socket(bound.localAddress().getAddress(), bound.localAddress().getPort());
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    /** Reports a fault of ring 0 as its loop would, naming the ring that is there now. */
+    private void fault(UringExtension uring) {
+        TestProbe<RingLoopStats> stats = kit.createTestProbe();
+        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
+        int generation = stats.receiveMessage(Duration.ofSeconds(5)).generation();
+        uring.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("injected"), generation));
+    }
+
+    private static void assertPeerSeesTheEnd(Socket s) throws IOException {
+        try {
+            assertEquals(-1, s.getInputStream().read());
+        } catch (SocketException reset) {
+            assertTrue(String.valueOf(reset.getMessage()).contains("reset"), reset.toString());
+        }
+    }
+}
