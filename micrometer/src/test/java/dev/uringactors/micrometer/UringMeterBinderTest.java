@@ -51,4 +51,32 @@ class UringMeterBinderTest {
             kit.shutdownTestKit();
         }
     }
+
+    @Test
+    void theSqThreadsCpuIsAGaugeThatMovesUnderLoad() {
+        ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 2, defer-taskrun = off, sqpoll { enabled = on, idle = 20ms } }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(kit.system());
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new UringMeterBinder(uring).bindTo(registry);
+            TestProbe<StatusReply<Done>> probe = kit.createTestProbe();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            double share = 0;
+            while (!(share > 0) && System.nanoTime() < deadline) {
+                for (int i = 0; i < 2000; i++) {
+                    uring.ring(i % 2).tell(new RingProtocol.Nop(probe.getRef()));
+                }
+                for (int i = 0; i < 2000; i++) {
+                    probe.receiveMessage(Duration.ofSeconds(5));
+                }
+                share = registry.get("uring.sqpoll.cpu.share").tag("group", "0").gauge().value();
+            }
+            assertTrue(share > 0, "the SQ thread's CPU share: " + share);
+            assertEquals(2, registry.find("uring.ring.sq.wakeups").functionCounters().size());
+        } finally {
+            kit.shutdownTestKit();
+        }
+    }
 }
