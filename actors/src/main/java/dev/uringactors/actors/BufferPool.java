@@ -21,6 +21,9 @@ final class BufferPool {
 
     /** Free buffers by size class: index 0 holds 4 KiB buffers, index i holds 4 KiB << i. */
     private final List<ArrayDeque<NativeBuffer>> free = new ArrayList<>();
+    /** The current ring's registered buffers, or null where there are none. */
+    private FixedBuffers fixed;
+    private long fixedUses;
 
     BufferPool(int maxIoSize) {
         for (int i = 0; i <= classOf(maxIoSize); i++) {
@@ -41,6 +44,26 @@ final class BufferPool {
         }
         NativeBuffer b = free.get(c).poll();
         return b != null ? b : NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT);
+    }
+
+    /** Registered buffers to hand out from now on (those of a new ring), or null for none. */
+    void useFixed(FixedBuffers buffers) {
+        this.fixed = buffers;
+    }
+
+    /** The current ring's registered buffers, or null. */
+    FixedBuffers fixed() {
+        return fixed;
+    }
+
+    /** A request used a registered buffer. */
+    void countFixedUse() {
+        fixedUses++;
+    }
+
+    /** Requests that used a registered buffer, since the issuer started. */
+    long fixedUses() {
+        return fixedUses;
     }
 
     void release(NativeBuffer buffer) {

@@ -1,5 +1,6 @@
 package dev.uringactors.actors;
 
+import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
@@ -9,6 +10,7 @@ import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.RingStats;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.UringException;
 import dev.uringactors.ring.UserData;
 import dev.uringactors.ring.wait.CompletionForecast;
 import dev.uringactors.ring.wait.WaitStrategy;
@@ -47,6 +49,10 @@ final class RingIssuer implements CompletionHandler {
     private final int recvBufferCount;
     private final int recvBufferSize;
     private final BufferPool buffers;
+    private final UringSettings.FixedBuffers fixedSettings;
+    /** The current ring's registered buffers, or null. */
+    private FixedBuffers fixed;
+    private boolean fixedRefusalLogged;
     private SlotTable slots = new SlotTable();
     private final ArrayDeque<RingOp> backlog = new ArrayDeque<>();
     private Ring ring;
@@ -70,8 +76,10 @@ final class RingIssuer implements CompletionHandler {
      * times file requests for a polling wait strategy, with that many samples per estimate.
      */
     RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
-               int maxIoSize, int recvBufferCount, int recvBufferSize, int forecastWindow) {
+               int maxIoSize, UringSettings.FixedBuffers fixedSettings, int recvBufferCount, int recvBufferSize,
+               int forecastWindow) {
         this.index = index;
+        this.fixedSettings = fixedSettings;
         this.group = group;
         this.due = forecastWindow > 0 ? new DueCompletions(forecastWindow) : null;
         this.options = options;
@@ -95,9 +103,28 @@ final class RingIssuer implements CompletionHandler {
                 throw e;
             }
         }
+        fixed = registerFixed();
+        buffers.useFixed(fixed);
         wakeBuffer = NativeBuffer.allocate(8);
         wakeArmed = false;
         armWake();
+    }
+
+    /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
+    private FixedBuffers registerFixed() {
+        if (fixedSettings.count() == 0) {
+            return null;
+        }
+        try {
+            return FixedBuffers.register(ring, fixedSettings.count(), fixedSettings.size());
+        } catch (UringException e) {
+            if (!fixedRefusalLogged) {
+                fixedRefusalLogged = true;
+                log.warn("ring {}: registered buffers (uring.buffers.fixed) refused: {}; file reads and writes use "
+                        + "plain buffers", index, e.getMessage());
+            }
+            return null;
+        }
     }
 
     /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
@@ -362,6 +389,11 @@ final class RingIssuer implements CompletionHandler {
             drained &= drainAndClose(polledRing, drainTimeout);
         }
         draining = false;
+        if (fixed != null) { // free now what came back; the rest as it comes back, or never if it stays in the kernel
+            fixed.close();
+            fixed = null;
+            buffers.useFixed(null);
+        }
         if (drained) {
             wakeBuffer.close();
             if (recvBuffers != null) {

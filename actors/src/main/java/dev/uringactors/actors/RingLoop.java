@@ -129,7 +129,8 @@ final class RingLoop implements Executor {
         try {
             issuer = new RingIssuer(index, group, settings.ringOptions(index),
                     settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(index),
-                    wakeFd, settings.maxIoSize(), settings.tcp().recvBuffers(), settings.tcp().recvBufferSize(),
+                    wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.tcp().recvBuffers(),
+                    settings.tcp().recvBufferSize(),
                     settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
@@ -273,7 +274,7 @@ final class RingLoop implements Executor {
         return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
                 java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
-                stuckTasks(), waitStrategy.stats(), tcpCounters.snapshot());
+                stuckTasks(), waitStrategy.stats(), tcpCounters.snapshot(), issuer.buffers().fixedUses());
     }
 
     /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */

@@ -19,8 +19,9 @@ import dev.uringactors.ring.wait.WaitStats;
  * @param stuckTasks tasks that ran longer than {@code uring.dispatcher.stuck-task-warning} (each was logged)
  * @param waitStats where a polling wait strategy's time went (sleeps and what they cost, spinning, blocking)
  * @param tcp what the ring's connections and listeners met
+ * @param fixedBufferUses file reads and writes that went out with a registered buffer (READ_FIXED, WRITE_FIXED)
  */
 public record RingLoopStats(int ring, int generation, String waitStrategy, RingStats ringStats, long wakeSignals, long turns,
                             long tasksRun, long requestsInFlight, int backlog, long cpuTimeNanos, long stuckTasks,
-                            WaitStats waitStats, TcpStats tcp) {
+                            WaitStats waitStats, TcpStats tcp, long fixedBufferUses) {
 }

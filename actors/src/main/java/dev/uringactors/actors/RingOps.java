@@ -185,11 +185,18 @@ final class RingOps {
     }
 
     /** A read or write of a file through a pooled native buffer, which goes back after the final completion. */
+    /**
+     * A file read or write with a buffer of its own: a registered one where one fits and is free (not for polled
+     * files, whose ring has none), else one from the pool.
+     */
     abstract static class PooledFileOp<T> extends ReplyOp<T> {
         final FileHandle file;
         final long position;
         final int length;
         final NativeBuffer buffer;
+        /** The registered buffer's index, or -1 for a pooled one. */
+        final int fixedIndex;
+        private final FixedBuffers fixed;
         private final BufferPool pool;
 
         PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
@@ -199,7 +206,14 @@ final class RingOps {
             this.position = position;
             this.length = length;
             this.pool = pool;
-            this.buffer = pool.acquire(length);
+            this.fixed = file.polled() ? null : pool.fixed();
+            this.fixedIndex = fixed == null ? -1 : fixed.acquire(length);
+            if (fixedIndex >= 0) {
+                pool.countFixedUse();
+                this.buffer = fixed.buffer(fixedIndex);
+            } else {
+                this.buffer = pool.acquire(length);
+            }
         }
 
         @Override
@@ -220,7 +234,11 @@ final class RingOps {
 
         @Override
         void release() {
-            pool.release(buffer);
+            if (fixedIndex >= 0) {
+                fixed.release(fixedIndex);
+            } else {
+                pool.release(buffer);
+            }
         }
     }
 
@@ -231,12 +249,16 @@ final class RingOps {
 
         @Override
         Opcode opcode() {
-            return Opcode.READ;
+            return fixedIndex >= 0 ? Opcode.READ_FIXED : Opcode.READ;
         }
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepRead(file.fd(), buffer.address(), length, position);
+            if (fixedIndex >= 0) {
+                sqe.prepReadFixed(file.fd(), buffer.address(), length, position, fixedIndex);
+            } else {
+                sqe.prepRead(file.fd(), buffer.address(), length, position);
+            }
         }
 
         @Override
@@ -259,12 +281,17 @@ final class RingOps {
 
         @Override
         Opcode opcode() {
-            return Opcode.WRITE;
+            return fixedIndex >= 0 ? Opcode.WRITE_FIXED : Opcode.WRITE;
         }
 
         @Override
         void prepare(Sqe sqe) {
-            sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+            if (fixedIndex >= 0) {
+                sqe.prepWriteFixed(file.fd(), buffer.address() + written, length - written, position + written,
+                        fixedIndex);
+            } else {
+                sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+            }
         }
 
         @Override

@@ -36,6 +36,7 @@ public record UringSettings(
         IopollMode iopoll,
         IopollFallback iopollFallback,
         int maxIoSize,
+        FixedBuffers fixedBuffers,
         int dispatcherThroughput,
         int tasksPerTurn,
         Duration stuckTaskWarning,
@@ -81,6 +82,10 @@ public record UringSettings(
         FAIL,
         /** The request goes to a plain ring. */
         PLAIN
+    }
+
+    /** {@code uring.buffers.fixed}: {@code count} registered buffers of {@code size} bytes per ring; 0 for none. */
+    public record FixedBuffers(int count, int size) {
     }
 
     /** {@code uring.hybrid}. */
@@ -181,6 +186,8 @@ public record UringSettings(
                 r.oneOf("iopoll", IopollMode.class),
                 r.oneOf("iopoll-fallback", IopollFallback.class),
                 r.bytes("buffers.max-io-size", 512, 1 << 30),
+                new FixedBuffers(r.intIn("buffers.fixed.count", 0, 16384),
+                        r.bytes("buffers.fixed.size", 4096, 1 << 30)),
                 r.intIn("dispatcher.throughput", 1, 100_000),
                 r.intIn("dispatcher.tasks-per-turn", 1, 1_000_000),
                 r.duration("dispatcher.stuck-task-warning", Duration.ofMillis(10), Duration.ofHours(1)),

@@ -1,0 +1,72 @@
+package dev.uringactors.actors;
+
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.Ring;
+
+import java.util.ArrayDeque;
+
+/**
+ * Buffers registered with one ring ({@code uring.buffers.fixed}): a file read or write that fits one, and finds
+ * one free, goes out as READ_FIXED or WRITE_FIXED, which skips pinning its memory per request. Only the ring's
+ * thread uses them. A buffer comes back after its request's final completion; once the ring is closed, buffers
+ * that come back are freed, and those of requests left in the kernel by a drain that timed out are never freed.
+ */
+final class FixedBuffers {
+    private final NativeBuffer[] buffers;
+    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    private final int size;
+    private boolean closed;
+
+    private FixedBuffers(NativeBuffer[] buffers, int size) {
+        this.buffers = buffers;
+        this.size = size;
+        for (int i = 0; i < buffers.length; i++) {
+            free.push(i);
+        }
+    }
+
+    /** Allocates {@code count} buffers of {@code size} bytes and registers them; a refusal is a UringException. */
+    static FixedBuffers register(Ring ring, int count, int size) {
+        NativeBuffer[] buffers = new NativeBuffer[count];
+        try {
+            for (int i = 0; i < count; i++) {
+                buffers[i] = NativeBuffer.allocateAligned(size, 4096);
+            }
+            ring.registerBuffers(buffers);
+            return new FixedBuffers(buffers, size);
+        } catch (RuntimeException e) {
+            for (NativeBuffer b : buffers) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** The index of a free buffer of at least {@code length} bytes, or -1 (too long, or none free). */
+    int acquire(int length) {
+        return length <= size && !free.isEmpty() ? free.pop() : -1;
+    }
+
+    NativeBuffer buffer(int index) {
+        return buffers[index];
+    }
+
+    void release(int index) {
+        if (closed) {
+            buffers[index].close();
+        } else {
+            free.push(index);
+        }
+    }
+
+    /** The ring is closed: frees the free buffers now, the others as they come back. */
+    void close() {
+        closed = true;
+        for (int index : free) {
+            buffers[index].close();
+        }
+        free.clear();
+    }
+}
