@@ -22,6 +22,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 
 import java.nio.file.OpenOption;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
@@ -70,6 +71,9 @@ final class RingActor {
                 .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Stat.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Close.class, m -> { // the fd is closed all the same
+                    if (!loop.openFiles().closing(m.file())) {
+                        return reject(m.replyTo(), new ClosedChannelException());
+                    }
                     new RingOps.CloseFile(m.file(), m.replyTo()).refuse(gone);
                     return Behaviors.same();
                 })
@@ -87,10 +91,13 @@ final class RingActor {
                 .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
                 .onMessage(Read.class, this::read)
                 .onMessage(Write.class, this::write)
-                .onMessage(Fsync.class, m -> issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
+                .onMessage(Fsync.class, m -> !isOpen(m.file()) ? reject(m.replyTo(), new ClosedChannelException())
+                        : issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
                         sqe -> sqe.prepFsync(m.file().fd(), m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0), m.replyTo())))
                 .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
-                .onMessage(Close.class, m -> issue(new RingOps.CloseFile(m.file(), m.replyTo())))
+                .onMessage(Close.class, m -> !loop.openFiles().closing(m.file())
+                        ? reject(m.replyTo(), new ClosedChannelException())
+                        : issue(new RingOps.CloseFile(m.file(), m.replyTo())))
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
                     return Behaviors.same();
@@ -122,6 +129,9 @@ final class RingActor {
     /** Opens {@code path}, or with a {@code directory} opens it only beneath that directory. */
     private Behavior<Command> open(Path path, Set<? extends OpenOption> options,
                                    ActorRef<StatusReply<FileHandle>> replyTo, FileHandle directory) {
+        if (directory != null && !isOpen(directory)) {
+            return reject(replyTo, new ClosedChannelException());
+        }
         int flags;
         boolean direct = options.contains(UringOpenOption.DIRECT);
         boolean polled;
@@ -133,12 +143,21 @@ final class RingActor {
             return reject(replyTo, e);
         }
         return issue(directory == null
-                ? new RingOps.Open(path, flags, direct, polled, loop.index(), issuer.buffers(), replyTo)
-                : RingOps.Open.beneath(directory, path, flags, direct, polled, loop.index(), issuer.buffers(),
-                        replyTo));
+                ? new RingOps.Open(path, flags, direct, polled, loop.index(), loop.openFiles(), issuer.buffers(),
+                        replyTo)
+                : RingOps.Open.beneath(directory, path, flags, direct, polled, loop.index(), loop.openFiles(),
+                        issuer.buffers(), replyTo));
+    }
+
+    /** Whether {@code file} is still open: a closed handle (or a copy of one) reaches no file. */
+    private boolean isOpen(FileHandle file) {
+        return loop.openFiles().isOpen(file);
     }
 
     private Behavior<Command> read(Read m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
         if (m.length() < 0 || m.length() > issuer.maxIoSize() || m.position() < 0) {
             return reject(m.replyTo(), new IllegalArgumentException("read of " + m.length() + " bytes at "
                     + m.position() + ": the length must be 0.." + issuer.maxIoSize()
@@ -148,6 +167,9 @@ final class RingActor {
     }
 
     private Behavior<Command> write(Write m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
         if (m.data().size() > issuer.maxIoSize() || m.position() < 0) {
             return reject(m.replyTo(), new IllegalArgumentException("write of " + m.data().size() + " bytes at "
                     + m.position() + ": at most " + issuer.maxIoSize()

@@ -59,6 +59,7 @@ final class RingLoop implements Executor {
     private volatile boolean stopping;
     private RingIssuer issuer;
     private final RouteDirectFiles directFiles;
+    private final OpenFiles openFiles;
     private WaitStrategy waitStrategy;
     private long turns;
     private long tasksRun;
@@ -73,9 +74,13 @@ final class RingLoop implements Executor {
     private final AtomicLong stuckTasks = new AtomicLong();
     private final TcpCounters tcpCounters = new TcpCounters();
 
-    /** Ring {@code index}'s loop; with SQPOLL, its ring opens into {@code group} (else null). */
-    RingLoop(int index, UringSettings settings, SqPollGroup group) {
+    /**
+     * Ring {@code index}'s loop; with SQPOLL, its ring opens into {@code group} (else null); {@code openFiles} is
+     * the extension's table of open files.
+     */
+    RingLoop(int index, UringSettings settings, SqPollGroup group, OpenFiles openFiles) {
         this.index = index;
+        this.openFiles = openFiles;
         this.settings = settings;
         this.directFiles = new RouteDirectFiles(settings.iopoll(), settings.iopollFallback());
         this.thread = new Thread(() -> run(group), "uring-ring-" + index);
@@ -262,6 +267,11 @@ final class RingLoop implements Executor {
     /** For tests: the fd of the ring open now. */
     int ringFd() {
         return issuer.ringFd();
+    }
+
+    /** The files open through the actors, for every ring of the extension. */
+    OpenFiles openFiles() {
+        return openFiles;
     }
 
     /** For tests: the ring fd this ring's SQPOLL thread was attached through, or -1. Read on any thread. */

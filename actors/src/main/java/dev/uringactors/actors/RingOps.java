@@ -129,10 +129,13 @@ final class RingOps {
         private final int ring;
         private final boolean direct;
         private final boolean polled;
+        private final OpenFiles files;
 
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean polled, int ring, BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+                     boolean polled, int ring, OpenFiles files, BufferPool pool,
+                     ActorRef<StatusReply<FileHandle>> replyTo) {
             super(path, kernelPath, beneath ? OpenHow.SIZE : 0, pool, replyTo);
+            this.files = files;
             this.dirfd = dirfd;
             this.flags = flags;
             this.beneath = beneath;
@@ -145,16 +148,16 @@ final class RingOps {
             }
         }
 
-        Open(Path path, int flags, boolean direct, boolean polled, int ring, BufferPool pool,
+        Open(Path path, int flags, boolean direct, boolean polled, int ring, OpenFiles files, BufferPool pool,
              ActorRef<StatusReply<FileHandle>> replyTo) {
-            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, ring, pool, replyTo);
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, ring, files, pool, replyTo);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
         static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled, int ring,
-                            BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+                            OpenFiles files, BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
             return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, polled, ring, pool, replyTo);
+                    direct, polled, ring, files, pool, replyTo);
         }
 
         @Override
@@ -173,7 +176,7 @@ final class RingOps {
 
         @Override
         FileHandle result(int fd) {
-            return new FileHandle(fd, path, direct, polled, ring);
+            return files.opened(fd, path, direct, polled, ring);
         }
 
         @Override

@@ -35,6 +35,7 @@ import org.apache.pekko.util.ByteString;
 
 import java.io.EOFException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.function.BiFunction;
 
@@ -370,7 +371,9 @@ final class TcpConnection {
     }
 
     private Behavior<ConnectionCommand> writeFile(WriteFile w) {
-        if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
+        if (!loop.openFiles().isOpen(w.file())) {
+            handler().tell(new CommandFailed(w, new ClosedChannelException())); // closed: its fd is not ours to use
+        } else if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
             handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
                     + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
                     + "be negative, and the file not opened with O_DIRECT")));
@@ -392,7 +395,7 @@ final class TcpConnection {
      * directly off it, once the loop has ended.
      */
     private void releaseFile(WriteCommand w) {
-        if (w instanceof WriteFile file && file.closeAfter()) {
+        if (w instanceof WriteFile file && file.closeAfter() && loop.openFiles().closing(file.file())) {
             if (loop.inLoop()) {
                 loop.issuer().issue(new TcpOps.Close(file.file().fd(), res -> { }));
             } else {

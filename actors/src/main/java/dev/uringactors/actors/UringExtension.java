@@ -53,10 +53,11 @@ public final class UringExtension implements Extension {
         Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
         String instance = system.name() + "-" + INSTANCES.incrementAndGet();
         List<SqPollGroup> groups = SqPollGroup.of(settings.sqpoll());
+        OpenFiles openFiles = new OpenFiles();
         try {
             for (int i = 0; i < settings.rings(); i++) {
                 RingLoop loop = new RingLoop(i, settings,
-                        groups.isEmpty() ? null : groups.get(settings.sqpoll().groupOf(i))).start();
+                        groups.isEmpty() ? null : groups.get(settings.sqpoll().groupOf(i)), openFiles).start();
                 loops.add(loop);
                 String key = instance + "/" + i;
                 String id = "uring-ring-" + i + "-dispatcher";

@@ -25,7 +25,7 @@ class RingLoopEdgesTest {
     void noTaskHandedOverWhileTheLoopStopsIsStranded() throws Exception {
         UringSettings settings = UringSettings.from(ConfigFactory.load());
         for (int round = 0; round < 20; round++) {
-            RingLoop loop = new RingLoop(0, settings, null).start();
+            RingLoop loop = new RingLoop(0, settings, null, new OpenFiles()).start();
             AtomicLong ran = new AtomicLong();
             int producers = 2;
             int each = 20_000;

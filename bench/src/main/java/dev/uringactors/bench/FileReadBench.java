@@ -117,7 +117,7 @@ final class FileReadBench {
         Tally tally = new Tally();
         int n = bench.uring.ringCount();
         for (int ring = 0; ring < n; ring++) {
-            FileHandle onRing = new FileHandle(handle.fd(), handle.path(), handle.direct(), handle.polled(), ring);
+            FileHandle onRing = handle.onRing(ring);
             bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
                     replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
                     qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
