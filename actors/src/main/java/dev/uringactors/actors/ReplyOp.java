@@ -4,16 +4,23 @@ import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
 
+import java.util.function.Consumer;
+
 /**
  * A single-shot request that answers its {@code replyTo} exactly once: with the result, with the typed failure
  * of a negative completion, or with a failure when the ring fails or shuts down.
  */
 abstract class ReplyOp<T> extends RingOp {
-    private final ActorRef<StatusReply<T>> replyTo;
+    private final Consumer<StatusReply<T>> replyTo;
     private boolean answered;
 
     ReplyOp(ActorRef<StatusReply<T>> replyTo) {
-        this.replyTo = replyTo;
+        this(replyTo::tell);
+    }
+
+    /** Answers through {@code answer} (called on the ring's thread) instead of a message. */
+    ReplyOp(Consumer<StatusReply<T>> answer) {
+        this.replyTo = answer;
     }
 
     /** The answer for a non-negative result. */
@@ -36,7 +43,7 @@ abstract class ReplyOp<T> extends RingOp {
         }
         if (!answered) {
             answered = true;
-            replyTo.tell(res < 0
+            replyTo.accept(res < 0
                     ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
                     : StatusReply.success(result(res)));
         }
@@ -47,7 +54,7 @@ abstract class ReplyOp<T> extends RingOp {
     final void fail(Throwable cause) {
         if (!answered) {
             answered = true;
-            replyTo.tell(StatusReply.error(cause));
+            replyTo.accept(StatusReply.error(cause));
         }
     }
 }

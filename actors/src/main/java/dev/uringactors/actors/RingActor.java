@@ -8,6 +8,7 @@ import dev.uringactors.actors.RingProtocol.Nop;
 import dev.uringactors.actors.RingProtocol.Open;
 import dev.uringactors.actors.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.RingProtocol.Read;
+import dev.uringactors.actors.RingProtocol.ReadBatch;
 import dev.uringactors.actors.RingProtocol.RingFault;
 import dev.uringactors.actors.RingProtocol.Stat;
 import dev.uringactors.actors.RingProtocol.Write;
@@ -21,10 +22,12 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 
-import java.nio.file.OpenOption;
 import java.nio.channels.ClosedChannelException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -67,6 +70,7 @@ final class RingActor {
                 .onMessage(Open.class, m -> reject(m.replyTo(), gone))
                 .onMessage(OpenBeneath.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Read.class, m -> reject(m.replyTo(), gone))
+                .onMessage(ReadBatch.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Write.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
                 .onMessage(Stat.class, m -> reject(m.replyTo(), gone))
@@ -90,6 +94,7 @@ final class RingActor {
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
                 .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
                 .onMessage(Read.class, this::read)
+                .onMessage(ReadBatch.class, this::readBatch)
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, m -> !isOpen(m.file()) ? reject(m.replyTo(), new ClosedChannelException())
                         : issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
@@ -163,7 +168,27 @@ final class RingActor {
                     + m.position() + ": the length must be 0.." + issuer.maxIoSize()
                     + " (uring.buffers.max-io-size) and the position not negative"));
         }
-        return issue(new RingOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
+        return issue(new RingOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()::tell));
+    }
+
+    private Behavior<Command> readBatch(ReadBatch m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.length() < 0 || m.length() > issuer.maxIoSize() || Arrays.stream(m.positions()).anyMatch(p -> p < 0)) {
+            return reject(m.replyTo(), new IllegalArgumentException("batch of " + m.positions().length
+                    + " reads of " + m.length() + " bytes: the length must be 0.." + issuer.maxIoSize()
+                    + " (uring.buffers.max-io-size) and no position negative"));
+        }
+        if (m.positions().length == 0) {
+            m.replyTo().tell(StatusReply.success(List.of()));
+            return Behaviors.same();
+        }
+        BatchAnswer answer = new BatchAnswer(m.positions().length, m.replyTo());
+        for (int i = 0; i < m.positions().length; i++) {
+            issuer.issue(new RingOps.Read(m.file(), m.positions()[i], m.length(), issuer.buffers(), answer.slot(i)));
+        }
+        return Behaviors.same();
     }
 
     private Behavior<Command> write(Write m) {
@@ -175,7 +200,7 @@ final class RingActor {
                     + m.position() + ": at most " + issuer.maxIoSize()
                     + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
         }
-        return issue(new RingOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()));
+        return issue(new RingOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()::tell));
     }
 
     private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {

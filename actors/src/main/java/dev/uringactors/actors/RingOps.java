@@ -15,6 +15,7 @@ import org.apache.pekko.util.ByteString;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 
 /**
  * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
@@ -203,7 +204,7 @@ final class RingOps {
         private final BufferPool pool;
 
         PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
-                     ActorRef<StatusReply<T>> replyTo) {
+                     Consumer<StatusReply<T>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
@@ -246,7 +247,7 @@ final class RingOps {
     }
 
     static final class Read extends PooledFileOp<ByteString> {
-        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+        Read(FileHandle file, long position, int length, BufferPool pool, Consumer<StatusReply<ByteString>> replyTo) {
             super(file, position, length, pool, replyTo);
         }
 
@@ -277,7 +278,7 @@ final class RingOps {
         private int written;
 
         Write(FileHandle file, long position, ByteString data, BufferPool pool,
-              ActorRef<StatusReply<Integer>> replyTo) {
+              Consumer<StatusReply<Integer>> replyTo) {
             super(file, position, data.size(), pool, replyTo);
             data.copyToBuffer(buffer.asByteBuffer().clear());
         }

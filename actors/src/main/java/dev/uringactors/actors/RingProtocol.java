@@ -7,6 +7,7 @@ import org.apache.pekko.util.ByteString;
 
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -21,7 +22,7 @@ public final class RingProtocol {
     }
 
     /** What a ring actor takes. */
-    public sealed interface Command permits Nop, Open, OpenBeneath, Read, Write, Fsync, Stat, Close,
+    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close,
             GetStats, RingFault {
     }
 
@@ -46,6 +47,15 @@ public final class RingProtocol {
     /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */
     public record Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo)
             implements Command {
+    }
+
+    /**
+     * Reads up to {@code length} bytes at each of {@code positions}, all in one message (one SQE each, submitted
+     * together); answers once, with the results in the order of the positions, or with the first failure. Do not
+     * change the array after sending it.
+     */
+    public record ReadBatch(FileHandle file, long[] positions, int length,
+                            ActorRef<StatusReply<List<ByteString>>> replyTo) implements Command {
     }
 
     /** Writes all of {@code data} at {@code position}; answers with the byte count. */

@@ -13,6 +13,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -55,6 +56,15 @@ public final class UringFiles {
     /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
         return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+    }
+
+    /**
+     * Reads up to {@code length} bytes at each of {@code positions} in one request: the reads go to the ring
+     * together; completes with the results in the order of the positions, or with the first failure.
+     */
+    public CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length) {
+        long[] copy = positions.clone(); // the message must not change once sent
+        return ask(file.ring(), replyTo -> new RingProtocol.ReadBatch(file, copy, length, replyTo));
     }
 
     /** Writes all of {@code data}; completes with the byte count. */

@@ -56,12 +56,16 @@ final class FileReadBench {
                     qd, f.perSecond(), f.cpuMicrosPerOp(), best ? ", " + String.join(" ", Fio.BEST) : "");
         }
         String rings = args.string("rings", "auto");
-        UringRun uring = uring(file, direct, qd, rings, seconds, blocks);
+        int batch = args.intValue("batch", 1);
+        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
         System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
                 u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
+        if (batch > 1) {
+            System.out.printf("uring: reads sent %d to a message (UringFiles.read with positions)%n", batch);
+        }
         System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
                         + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io%n",
                 direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
@@ -92,11 +96,19 @@ final class FileReadBench {
         return ThreadLocalRandom.current().nextLong(blocks) * BLOCK;
     }
 
+    private static long[] randomOffsets(long blocks, int n) {
+        long[] offsets = new long[n];
+        for (int i = 0; i < n; i++) {
+            offsets[i] = randomOffset(blocks);
+        }
+        return offsets;
+    }
+
     /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
-    private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
-            throws Exception {
+    private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks,
+                                  int batch) throws Exception {
         try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
-            Tally tally = startReads(bench, file, direct, qd, blocks);
+            Tally tally = startReads(bench, file, direct, qd, blocks, batch);
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
             return new UringRun(throughput, bench.uring.ringCount());
@@ -108,6 +120,12 @@ final class FileReadBench {
      * each ring's share kept by an actor on it; the tally counts the answers.
      */
     static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks) throws Exception {
+        return startReads(bench, file, direct, qd, blocks, 1);
+    }
+
+    /** As above, {@code batch} reads to a message: {@code qd / batch} batches in flight on each ring. */
+    static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks, int batch)
+            throws Exception {
         List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
         if (direct) {
             options.add(UringOpenOption.DIRECT);
@@ -118,9 +136,16 @@ final class FileReadBench {
         int n = bench.uring.ringCount();
         for (int ring = 0; ring < n; ring++) {
             FileHandle onRing = handle.onRing(ring);
-            bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
-                    replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
-                    qd / n + (ring < qd % n ? 1 : 0), tally), "read-load");
+            int depth = qd / n + (ring < qd % n ? 1 : 0);
+            if (batch > 1) {
+                bench.spawnOnRing(ring, LoadActor.<List<ByteString>>create(bench.uring.ring(ring),
+                        replyTo -> new RingProtocol.ReadBatch(onRing, randomOffsets(blocks, batch), BLOCK, replyTo),
+                        Math.max(1, depth / batch), tally, batch), "read-load");
+            } else {
+                bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
+                        replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
+                        depth, tally), "read-load");
+            }
         }
         return tally;
     }

@@ -19,6 +19,13 @@ final class LoadActor {
     static <T> Behavior<StatusReply<T>> create(ActorRef<RingProtocol.Command> ring,
                                                Function<ActorRef<StatusReply<T>>, RingProtocol.Command> request,
                                                int depth, Tally tally) {
+        return create(ring, request, depth, tally, 1);
+    }
+
+    /** As above, each request carrying {@code operations} operations (a batch) answered together. */
+    static <T> Behavior<StatusReply<T>> create(ActorRef<RingProtocol.Command> ring,
+                                               Function<ActorRef<StatusReply<T>>, RingProtocol.Command> request,
+                                               int depth, Tally tally, int operations) {
         return Behaviors.setup(ctx -> {
             for (int i = 0; i < depth; i++) {
                 ring.tell(request.apply(ctx.getSelf()));
@@ -27,7 +34,7 @@ final class LoadActor {
                 if (reply.isError()) {
                     tally.failure(reply.getError());
                 } else {
-                    tally.success();
+                    tally.success(operations);
                 }
                 ring.tell(request.apply(ctx.getSelf()));
                 return Behaviors.same();

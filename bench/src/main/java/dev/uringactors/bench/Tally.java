@@ -14,6 +14,11 @@ final class Tally {
         completed.increment();
     }
 
+    /** {@code n} operations answered together (a batch). */
+    void success(int n) {
+        completed.add(n);
+    }
+
     void failure(Throwable e) {
         if (failed.getAndIncrement() == 0) {
             firstFailure = e;
