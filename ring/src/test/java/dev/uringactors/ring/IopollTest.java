@@ -24,13 +24,7 @@ class IopollTest {
         Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
         assumeTrue(queue.isPresent(), "the temp dir is not on a block device, so O_DIRECT polling cannot be tried");
 
-        int fd;
-        try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
-            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
-                    .userData(1);
-            fd = Reaped.await(plain, 1).byUserData(1).res();
-            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
-        }
+        int fd = openDirect(file);
         try (Ring ring = Ring.open(4, SetupFlag.IOPOLL); NativeBuffer buf = NativeBuffer.allocateAligned(4096, 4096)) {
             ring.nextSqe().prepRead(fd, buf.address(), 4096, 0).userData(2);
             int res = Reaped.await(ring, 1).byUserData(2).res();
@@ -44,10 +38,7 @@ class IopollTest {
                 assertTrue(hint.contains(queue.get().ioPollFile().toString()), "names the sysfs file: " + hint);
             }
         } finally {
-            try (Ring closer = Ring.open(4)) {
-                closer.nextSqe().prepClose(fd).userData(3);
-                Reaped.await(closer, 1);
-            }
+            close(fd);
         }
     }
 
@@ -58,13 +49,7 @@ class IopollTest {
         Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
         assumeTrue(queue.isPresent() && queue.get().polled(), "needs a block device with poll queues (io_poll = 1)"
                 + " under the temp dir; " + queue.map(q -> q.ioPollFile() + " is 0").orElse("it is on none"));
-        int fd;
-        try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
-            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
-                    .userData(1);
-            fd = Reaped.await(plain, 1).byUserData(1).res();
-            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
-        }
+        int fd = openDirect(file);
         RingOptions options = RingOptions.defaults().withEntries(8).withSqThreadIdle(java.time.Duration.ofSeconds(1))
                 .withFlags(SetupFlag.SQPOLL, SetupFlag.IOPOLL);
         try (Ring ring = Ring.open(options); NativeBuffer buf = NativeBuffer.allocateAligned(8 * 4096, 4096)) {
@@ -82,10 +67,25 @@ class IopollTest {
             RingStats stats = ring.stats();
             assertEquals(stats.sqWakeups(), stats.enters(), "no io_uring_enter but to wake the SQ thread: " + stats);
         } finally {
-            try (Ring closer = Ring.open(4)) {
-                closer.nextSqe().prepClose(fd).userData(3);
-                Reaped.await(closer, 1);
-            }
+            close(fd);
+        }
+    }
+
+    /** {@code file} opened with O_DIRECT through a plain ring; the test is skipped where that cannot be done. */
+    private static int openDirect(Path file) {
+        try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
+            plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
+                    .userData(1);
+            int fd = Reaped.await(plain, 1).byUserData(1).res();
+            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
+            return fd;
+        }
+    }
+
+    private static void close(int fd) {
+        try (Ring closer = Ring.open(4)) {
+            closer.nextSqe().prepClose(fd).userData(3);
+            Reaped.await(closer, 1);
         }
     }
 
