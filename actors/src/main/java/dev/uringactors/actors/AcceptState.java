@@ -18,6 +18,7 @@ final class AcceptState {
     final LongAdder rearms = new LongAdder();
     final LongAdder descriptorPauses = new LongAdder();
     final LongAdder restarts = new LongAdder();
+    final LongAdder resetBeforeAccepted = new LongAdder();
     /** Incarnations of the listener so far: every one after the first is a restart. */
     int starts;
 

@@ -10,6 +10,8 @@ package dev.uringactors.actors;
  *     descriptor left (EMFILE, ENFILE)
  * @param restarts restarts of a ring's accepting after a failure, with back-off; the listening socket and its
  *     backlog stay meanwhile
+ * @param resetBeforeAccepted connections whose peer reset them while they waited in the backlog: closed at once
  */
-public record ListenerStats(long accepted, long acceptErrors, long rearms, long descriptorPauses, long restarts) {
+public record ListenerStats(long accepted, long acceptErrors, long rearms, long descriptorPauses, long restarts,
+                            long resetBeforeAccepted) {
 }

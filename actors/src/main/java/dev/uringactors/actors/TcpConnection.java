@@ -155,9 +155,10 @@ final class TcpConnection {
      * hears of it.
      */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
-                                                ActorRef<Event> bindHandler, InetSocketAddress localAddress) {
+                                                ActorRef<Event> bindHandler, InetSocketAddress remoteAddress,
+                                                InetSocketAddress localAddress) {
         return owningFd(fd, tcp, (ctx, timers) ->
-                new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(localAddress));
+                new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(remoteAddress, localAddress));
     }
 
     /** Runs {@code start}; if it throws, closes {@code fd} and stops, so that no failure in setup leaks it. */
@@ -210,7 +211,17 @@ final class TcpConnection {
                                     command.remoteAddress().toString(), 0)));
                             return Behaviors.stopped();
                         }
-                        return c.announce(null);
+                        InetSocketAddress remote;
+                        InetSocketAddress local;
+                        try {
+                            remote = Sockets.remoteAddress(c.fd);
+                            local = Sockets.localAddress(c.fd);
+                        } catch (UringException e) { // reset already (ENOTCONN): the connect failed after all
+                            c.closeNow();
+                            command.handler().tell(new CommandFailed(command, e));
+                            return Behaviors.stopped();
+                        }
+                        return c.announce(remote, local);
                     })
                     .onSignal(PostStop.class, s -> {
                         c.closeNow();
@@ -220,10 +231,8 @@ final class TcpConnection {
         });
     }
 
-    private Behavior<ConnectionCommand> announce(InetSocketAddress localAddress) {
-        InetSocketAddress remote = Sockets.remoteAddress(fd); // throws ENOTCONN for a peer that has reset
-        owner.tell(new TcpProtocol.Connected(remote, localAddress != null ? localAddress : Sockets.localAddress(fd),
-                ctx.getSelf(), loop.index()));
+    private Behavior<ConnectionCommand> announce(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
+        owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
         loop.tcpCounters().connectionOpened();
         announced = true;
         if (timers != null) {

@@ -8,6 +8,7 @@ import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -156,8 +157,9 @@ final class TcpListener {
         if (unbindReplyTo != null) {
             Sockets.close(a.fd());
         } else if (wantsMore()) {
-            state.credit--;
-            connection(a.fd());
+            if (connection(a.fd())) {
+                state.credit--;
+            }
             if (!wantsMore() && accept != null) {
                 cancelAccept(); // pull mode, credit used up: leave the rest in the kernel backlog
             }
@@ -167,10 +169,25 @@ final class TcpListener {
         return Behaviors.same();
     }
 
-    private void connection(int fd) {
+    /**
+     * A connection for an accepted fd, unless its peer has reset it already (while it waited in the backlog):
+     * that one is closed at once and spends no credit, so that a pull-mode consumer still gets the next one.
+     */
+    private boolean connection(int fd) {
+        InetSocketAddress remote;
+        InetSocketAddress local;
+        try {
+            remote = Sockets.remoteAddress(fd); // ENOTCONN for a peer that has reset
+            local = localAddress != null ? localAddress : Sockets.localAddress(fd);
+        } catch (UringException e) {
+            Sockets.close(fd);
+            state.resetBeforeAccepted.increment();
+            return false;
+        }
         state.accepted.increment();
-        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, localAddress),
+        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local),
                 DispatcherSelector.sameAsParent()));
+        return true;
     }
 
     private Behavior<ListenerCommand> acceptEnded(AcceptEnded ended) {
@@ -214,8 +231,9 @@ final class TcpListener {
     private Behavior<ListenerCommand> resume(ResumeAccepting r) {
         state.credit += r.batchSize();
         while (wantsMore() && !state.held.isEmpty()) {
-            state.credit--;
-            connection(state.held.poll());
+            if (connection(state.held.poll())) {
+                state.credit--;
+            }
         }
         arm();
         return Behaviors.same();

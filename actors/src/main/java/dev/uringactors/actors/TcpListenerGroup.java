@@ -122,14 +122,16 @@ final class TcpListenerGroup {
         long rearms = 0;
         long pauses = 0;
         long restarts = 0;
+        long resets = 0;
         for (AcceptState s : states) {
+            resets += s.resetBeforeAccepted.sum();
             accepted += s.accepted.sum();
             errors += s.errors.sum();
             rearms += s.rearms.sum();
             pauses += s.descriptorPauses.sum();
             restarts += s.restarts.sum();
         }
-        return new ListenerStats(accepted, errors, rearms, pauses, restarts);
+        return new ListenerStats(accepted, errors, rearms, pauses, restarts, resets);
     }
 
     /**

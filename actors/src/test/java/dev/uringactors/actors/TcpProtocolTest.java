@@ -69,6 +69,32 @@ class TcpProtocolTest {
     }
 
     @Test
+    void connectionsResetInTheBacklogSpendNoPullModeCredit() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, true); // pull mode, and no credit yet: connections wait in the backlog
+        for (int i = 0; i < 3; i++) {
+            Socket reset = connect(bound);
+            reset.getOutputStream().write("partial".getBytes(StandardCharsets.US_ASCII));
+            reset.setSoLinger(true, 0);
+            reset.close(); // a reset while it waits to be accepted
+        }
+        try (Socket good = connect(bound)) {
+            bound.listener().tell(new ResumeAccepting(1));
+            Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+            assertEquals(good.getLocalPort(), c.remoteAddress().getPort(), "the credit went to the live one");
+            c.connection().tell(CloseCommand.ABORT);
+        }
+        TestProbe<ListenerStats> stats = testKit.createTestProbe();
+        bound.listener().tell(new TcpProtocol.GetListenerStats(stats.getRef()));
+        ListenerStats s = stats.receiveMessage();
+        assertEquals(1, s.accepted(), s.toString());
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    }
+
+    @Test
     void receivedDataAndAcknowledgedWrites() throws Exception {
         TestProbe<Event> handler = probe();
         Bound bound = bind(handler, false);
