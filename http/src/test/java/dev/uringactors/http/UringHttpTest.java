@@ -189,6 +189,27 @@ class UringHttpTest {
     }
 
     @Test
+    void peersThatResetInEveryPhaseLeaveNoSocketAndOthersAreStillServed() throws Exception {
+        long before = OpenFds.sockets();
+        String[] phases = {"", "GET / HTTP/1.1\r\nHost: x\r\nX-Partial: ", "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nsome of the body"};
+        for (int round = 0; round < 25; round++) {
+            for (String phase : phases) {
+                Socket s = connect();
+                s.getOutputStream().write(phase.getBytes(StandardCharsets.US_ASCII));
+                s.setSoLinger(true, 0);
+                s.close(); // a reset: before, during and after a request, and in the middle of a body
+            }
+        }
+        try (Socket s = connect()) {
+            s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(readHead(s.getInputStream()).startsWith("HTTP/1.1 200 OK"), "still serving");
+        }
+        long after = OpenFds.awaitAtMost(before, OpenFds::sockets);
+        assertTrue(after <= before, "sockets before " + before + ", after " + after + ": none left behind");
+    }
+
+    @Test
     void afterTerminateNoSocketOfTheServerRemains() throws Exception {
         long before = OpenFds.sockets();
         ServerBinding other = UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
