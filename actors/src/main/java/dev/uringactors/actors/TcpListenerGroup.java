@@ -56,6 +56,8 @@ final class TcpListenerGroup {
     private ActorRef<Event> unbindReplyTo;
     /** During an unbind: the listeners that have not answered it yet. */
     private final Set<ActorRef<ListenerCommand>> unbinding = new HashSet<>();
+    /** Answers (or time-outs) of the unbind asks still to come: the group waits for them before it stops. */
+    private int answersDue;
     /** No ring accepts any more and Unbound was sent: a later Unbind is answered at once. */
     private boolean over;
 
@@ -107,7 +109,10 @@ final class TcpListenerGroup {
                     listening.keySet().forEach(l -> l.tell(TcpListener.InjectFailure.INSTANCE));
                     return Behaviors.same();
                 })
-                .onMessage(RingUnbound.class, r -> ringUnbound(r.listener()))
+                .onMessage(RingUnbound.class, r -> {
+                    answersDue--;
+                    return ringUnbound(r.listener());
+                })
                 .onSignal(Terminated.class, this::listenerStopped)
                 .onSignal(PostStop.class, s -> { // stopped without an unbind: the system shutting down
                     closeSockets();
@@ -155,7 +160,12 @@ final class TcpListenerGroup {
                 handler.tell(TcpProtocol.Unbound.INSTANCE);
             }
         }
-        return ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
+        return stopWhenDone();
+    }
+
+    /** The group goes once its listeners have stopped and every answer it asked for has come. */
+    private Behavior<ListenerCommand> stopWhenDone() {
+        return ctx.getChildren().isEmpty() && answersDue == 0 ? Behaviors.stopped() : Behaviors.same();
     }
 
     private Behavior<ListenerCommand> unbind(Unbind u) {
@@ -164,6 +174,7 @@ final class TcpListenerGroup {
         } else if (unbindReplyTo == null) {
             unbindReplyTo = u.replyTo();
             unbinding.addAll(listening.keySet());
+            answersDue = listening.size();
             for (ActorRef<ListenerCommand> l : listening.keySet()) {
                 ctx.ask(Event.class, l, UNBIND_TIMEOUT, Unbind::new, (unbound, failure) -> new RingUnbound(l));
             }
@@ -178,14 +189,14 @@ final class TcpListenerGroup {
         if (unbinding.remove(listener) && unbinding.isEmpty() && !over) {
             return unbound();
         }
-        return ctx.getChildren().isEmpty() && over ? Behaviors.stopped() : Behaviors.same();
+        return over ? stopWhenDone() : Behaviors.same();
     }
 
     private Behavior<ListenerCommand> unbound() {
         over = true;
         closeSockets();
         unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
-        return ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
+        return stopWhenDone();
     }
 
     private void closeSockets() {
