@@ -5,15 +5,13 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.Set;
 
 /**
  * Watches one SQPOLL thread: every second it finds the thread (through its rings' fdinfo), samples its CPU time
@@ -86,11 +84,10 @@ final class SqPollSupervisor {
     /** Reads the thread's CPU time now, and asks the member rings for their wake-up counts. */
     private Behavior<Command> sample() {
         CpuSample cpuSample = cpuSample();
-        List<CompletableFuture<RingLoopStats>> rings = group.rings().stream()
-                .map(i -> uring.stats(i).toCompletableFuture()).toList();
-        ctx.pipeToSelf(CompletableFuture.allOf(rings.toArray(CompletableFuture[]::new)), (v, failure) ->
-                new Sampled(cpuSample, failure != null ? -1 : rings.stream()
-                        .mapToLong(r -> r.join().ringStats().sqWakeups()).sum(), System.nanoTime()));
+        Set<Integer> members = Set.copyOf(group.rings());
+        ctx.pipeToSelf(uring.stats(), (all, failure) -> new Sampled(cpuSample, failure != null ? -1 : all.stream()
+                .filter(ring -> members.contains(ring.ring()))
+                .mapToLong(ring -> ring.ringStats().sqWakeups()).sum(), System.nanoTime()));
         return Behaviors.same();
     }
 

@@ -137,6 +137,11 @@ public final class UringExtension implements Extension {
         for (int i = 0; i < rings.size(); i++) {
             each.add(stats(i).toCompletableFuture());
         }
+        return all(each);
+    }
+
+    /** The results of {@code each}, in order, once all have come (or the first failure). */
+    private static <T> CompletionStage<List<T>> all(List<CompletableFuture<T>> each) {
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                 .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
     }
@@ -146,12 +151,10 @@ public final class UringExtension implements Extension {
      * {@code uring.sqpoll.groups}; none without SQPOLL.
      */
     public CompletionStage<List<SqPollStats>> sqPollStats() {
-        List<CompletableFuture<SqPollStats>> each = sqPollSupervisors.stream()
+        return all(sqPollSupervisors.stream()
                 .map(s -> AskPattern.<SqPollSupervisor.Command, SqPollStats>ask(s, SqPollSupervisor.GetStats::new,
                         settings.requestTimeout(), scheduler).toCompletableFuture())
-                .toList();
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-                .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+                .toList());
     }
 
     /** Ring {@code i}'s counters, taken on its thread. */
