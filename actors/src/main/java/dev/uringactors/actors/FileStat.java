@@ -15,6 +15,9 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
      * thread ({@link Statx}). Throws a {@code UringException} (EBADF for a closed file).
      */
     public static FileStat of(FileHandle file) {
+        if (file.registered()) {
+            throw new IllegalArgumentException(file.path() + " is a registered file: it has no descriptor to stat");
+        }
         return from(Statx.ofOpenFile(file.fd(), file.path().toString()));
     }
 

@@ -15,6 +15,7 @@ import dev.uringactors.actors.RingProtocol.Write;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PreRestart;
@@ -96,13 +97,9 @@ final class RingActor {
                 .onMessage(Read.class, this::read)
                 .onMessage(ReadBatch.class, this::readBatch)
                 .onMessage(Write.class, this::write)
-                .onMessage(Fsync.class, m -> !isOpen(m.file()) ? reject(m.replyTo(), new ClosedChannelException())
-                        : issue(new RingOps.DoneOp(Opcode.FSYNC, m.file().path().toString(),
-                        sqe -> sqe.prepFsync(m.file().fd(), m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0), m.replyTo())))
+                .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
-                .onMessage(Close.class, m -> !loop.openFiles().closing(m.file())
-                        ? reject(m.replyTo(), new ClosedChannelException())
-                        : issue(new RingOps.CloseFile(m.file(), m.replyTo())))
+                .onMessage(Close.class, this::close)
                 .onMessage(GetStats.class, m -> {
                     m.replyTo().tell(loop.stats());
                     return Behaviors.same();
@@ -121,6 +118,7 @@ final class RingActor {
                     } else {
                         issuer.close(failure, drainTimeout); // the next incarnation answers with failures
                     }
+                    loop.openFiles().forgetRegistered(loop.index()); // the old ring's table went with it
                     return Behaviors.same();
                 })
                 .build();
@@ -147,16 +145,36 @@ final class RingActor {
         } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
             return reject(replyTo, e);
         }
+        // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
+        boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && !polled;
         return issue(directory == null
-                ? new RingOps.Open(path, flags, direct, polled, loop.index(), loop.openFiles(), issuer.buffers(),
-                        replyTo)
-                : RingOps.Open.beneath(directory, path, flags, direct, polled, loop.index(), loop.openFiles(),
-                        issuer.buffers(), replyTo));
+                ? new RingOps.Open(path, flags, direct, polled, registered, loop.index(), loop.openFiles(),
+                        issuer.buffers(), replyTo)
+                : RingOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),
+                        loop.openFiles(), issuer.buffers(), replyTo));
     }
 
-    /** Whether {@code file} is still open: a closed handle (or a copy of one) reaches no file. */
+    /**
+     * Whether {@code file} is still open: a closed handle (or a copy of one) reaches no file, nor does a registered
+     * file's handle on a ring other than its own (whose table has no such entry).
+     */
     private boolean isOpen(FileHandle file) {
         return loop.openFiles().isOpen(file);
+    }
+
+    private Behavior<Command> fsync(Fsync m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        FileHandle file = m.file();
+        int flags = file.registered() ? SqeFlags.FIXED_FILE : 0;
+        return issue(new RingOps.DoneOp(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
+                m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0).flags(flags), m.replyTo()));
+    }
+
+    private Behavior<Command> close(Close m) {
+        return loop.openFiles().closing(m.file()) ? issue(new RingOps.CloseFile(m.file(), m.replyTo()))
+                : reject(m.replyTo(), new ClosedChannelException());
     }
 
     private Behavior<Command> read(Read m) {

@@ -50,6 +50,10 @@ final class RingIssuer implements CompletionHandler {
     private final int recvBufferSize;
     private final BufferPool buffers;
     private final UringSettings.FixedBuffers fixedSettings;
+    private final int registeredFileSlots;
+    /** The current ring has a registered file table for UringOpenOption.REGISTERED. */
+    private boolean fileTable;
+    private boolean fileTableRefusalLogged;
     /** The current ring's registered buffers, or null. */
     private FixedBuffers fixed;
     private boolean fixedRefusalLogged;
@@ -76,9 +80,10 @@ final class RingIssuer implements CompletionHandler {
      * times file requests for a polling wait strategy, with that many samples per estimate.
      */
     RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
-               int maxIoSize, UringSettings.FixedBuffers fixedSettings, int recvBufferCount, int recvBufferSize,
-               int forecastWindow) {
+               int maxIoSize, UringSettings.FixedBuffers fixedSettings, int registeredFileSlots, int recvBufferCount,
+               int recvBufferSize, int forecastWindow) {
         this.index = index;
+        this.registeredFileSlots = registeredFileSlots;
         this.fixedSettings = fixedSettings;
         this.group = group;
         this.due = forecastWindow > 0 ? new DueCompletions(forecastWindow) : null;
@@ -105,9 +110,35 @@ final class RingIssuer implements CompletionHandler {
         }
         fixed = registerFixed();
         buffers.useFixed(fixed);
+        fileTable = registerFileTable();
         wakeBuffer = NativeBuffer.allocate(8);
         wakeArmed = false;
         armWake();
+    }
+
+    /** An empty registered file table on the new ring; false: none configured, or refused (said once). */
+    private boolean registerFileTable() {
+        if (registeredFileSlots == 0) {
+            return false;
+        }
+        try {
+            int[] empty = new int[registeredFileSlots];
+            java.util.Arrays.fill(empty, -1);
+            ring.registerFiles(empty);
+            return true;
+        } catch (UringException e) {
+            if (!fileTableRefusalLogged) {
+                fileTableRefusalLogged = true;
+                log.warn("ring {}: registered file table (uring.files.registered-slots) refused: {}; files opened "
+                        + "REGISTERED are opened as usual", index, e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    /** Whether files can be opened into the ring's registered table (UringOpenOption.REGISTERED). */
+    boolean hasFileTable() {
+        return fileTable;
     }
 
     /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */

@@ -134,7 +134,8 @@ final class RingLoop implements Executor {
         try {
             issuer = new RingIssuer(index, group, settings.ringOptions(index),
                     settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(index),
-                    wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.tcp().recvBuffers(),
+                    wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.registeredFileSlots(),
+                    settings.tcp().recvBuffers(),
                     settings.tcp().recvBufferSize(),
                     settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
             waitStrategy = settings.newWaitStrategy();

@@ -6,6 +6,7 @@ import dev.uringactors.ring.OpenHow;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
 import dev.uringactors.ring.Statx;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -66,13 +67,22 @@ final class RingOps {
         private final FileHandle file;
 
         CloseFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
-            super(Opcode.CLOSE, file.path().toString(), sqe -> sqe.prepClose(file.fd()), replyTo);
+            super(Opcode.CLOSE, file.path().toString(), sqe -> prepClose(sqe, file), replyTo);
             this.file = file;
         }
 
+        private static void prepClose(Sqe sqe, FileHandle file) {
+            if (file.registered()) {
+                sqe.prepCloseDirect(file.fd());
+            } else {
+                sqe.prepClose(file.fd());
+            }
+        }
+
+        /** The ring is closed: a plain fd is closed directly; a registered file went with the ring's table. */
         @Override
         void refuse(Throwable cause) {
-            complete(Sockets.close(file.fd()), 0, 0);
+            complete(file.registered() ? 0 : Sockets.close(file.fd()), 0, 0);
         }
     }
 
@@ -130,35 +140,41 @@ final class RingOps {
         private final int ring;
         private final boolean direct;
         private final boolean polled;
+        private final boolean registered;
         private final OpenFiles files;
 
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean polled, int ring, OpenFiles files, BufferPool pool,
+                     boolean polled, boolean registered, int ring, OpenFiles files, BufferPool pool,
                      ActorRef<StatusReply<FileHandle>> replyTo) {
             super(path, kernelPath, beneath ? OpenHow.SIZE : 0, pool, replyTo);
             this.files = files;
+            this.registered = registered;
             this.dirfd = dirfd;
-            this.flags = flags;
+            // A direct descriptor has no close-on-exec: the kernel refuses the flag with it (EINVAL).
+            this.flags = registered ? flags & ~OpFlags.O_CLOEXEC : flags;
             this.beneath = beneath;
             this.direct = direct;
             this.polled = polled;
             this.ring = ring;
             if (beneath) { // openat2 takes a mode only to create
-                OpenHow.write(buffer, extra, flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
+                OpenHow.write(buffer, extra, this.flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
                         OpenHow.RESOLVE_BENEATH | OpenHow.RESOLVE_NO_MAGICLINKS);
             }
         }
 
-        Open(Path path, int flags, boolean direct, boolean polled, int ring, OpenFiles files, BufferPool pool,
-             ActorRef<StatusReply<FileHandle>> replyTo) {
-            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, ring, files, pool, replyTo);
+        /** Opens {@code path}; {@code registered}: into the ring's registered file table. */
+        Open(Path path, int flags, boolean direct, boolean polled, boolean registered, int ring, OpenFiles files,
+             BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, registered, ring, files, pool,
+                    replyTo);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
-        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled, int ring,
-                            OpenFiles files, BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled,
+                            boolean registered, int ring, OpenFiles files, BufferPool pool,
+                            ActorRef<StatusReply<FileHandle>> replyTo) {
             return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, polled, ring, files, pool, replyTo);
+                    direct, polled, registered, ring, files, pool, replyTo);
         }
 
         @Override
@@ -173,16 +189,19 @@ final class RingOps {
             } else {
                 sqe.prepOpenat(dirfd, pathAddress(), flags, MODE);
             }
+            if (registered) {
+                sqe.fileIndex(OpFlags.FILE_INDEX_ALLOC); // the result is a slot of the ring's table
+            }
         }
 
         @Override
         FileHandle result(int fd) {
-            return files.opened(fd, path, direct, polled, ring);
+            return files.opened(fd, path, direct, polled, ring, registered);
         }
 
         @Override
         void drained(int res) {
-            if (res >= 0) {
+            if (res >= 0 && !registered) { // a registered file goes with the ring's table
                 Sockets.close(res);
             }
         }
@@ -225,6 +244,13 @@ final class RingOps {
             return file.polled();
         }
 
+        /** A registered file is named by its slot: FIXED_FILE. */
+        void fileFlags(Sqe sqe) {
+            if (file.registered()) {
+                sqe.flags(SqeFlags.FIXED_FILE);
+            }
+        }
+
         /** A file read or write completes in a time a waiting strategy can learn; a polled one is polled anyway. */
         @Override
         int latencyKind() {
@@ -263,6 +289,7 @@ final class RingOps {
             } else {
                 sqe.prepRead(file.fd(), buffer.address(), length, position);
             }
+            fileFlags(sqe);
         }
 
         @Override
@@ -296,6 +323,7 @@ final class RingOps {
             } else {
                 sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
             }
+            fileFlags(sqe);
         }
 
         @Override

@@ -382,10 +382,10 @@ final class TcpConnection {
     private Behavior<ConnectionCommand> writeFile(WriteFile w) {
         if (!loop.openFiles().isOpen(w.file())) {
             handler().tell(new CommandFailed(w, new ClosedChannelException())); // closed: its fd is not ours to use
-        } else if (w.position() < 0 || w.count() < 0 || w.file().direct()) {
+        } else if (w.position() < 0 || w.count() < 0 || w.file().direct() || w.file().registered()) {
             handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
                     + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
-                    + "be negative, and the file not opened with O_DIRECT")));
+                    + "be negative, and the file not opened with O_DIRECT or REGISTERED")));
             releaseFile(w);
         } else if (!taken(w, w.header().size())) {
             releaseFile(w);

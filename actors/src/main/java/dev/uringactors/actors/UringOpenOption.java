@@ -9,7 +9,14 @@ import java.util.Set;
 /** Open options beyond {@link StandardOpenOption}, and how a set of options becomes open(2) flags. */
 public enum UringOpenOption implements OpenOption {
     /** O_DIRECT: bypass the page cache; offsets, lengths and buffers must be block-aligned. */
-    DIRECT;
+    DIRECT,
+    /**
+     * Open into the ring's registered file table ({@code uring.files.registered-slots}, direct descriptors,
+     * 5.15): requests skip looking up the file; the handle works on the ring that opened it only, and cannot be
+     * given to a connection ({@code WriteFile}) or to {@link FileStat#of}. Where the ring has no table, the file
+     * is opened as usual.
+     */
+    REGISTERED;
 
     /** The open(2) flags; READ is assumed when neither READ nor WRITE nor APPEND is given. */
     static int toFlags(Set<? extends OpenOption> options) {
@@ -36,6 +43,8 @@ public enum UringOpenOption implements OpenOption {
                 flags |= OpFlags.oNoFollow();
             } else if (o == DIRECT) {
                 flags |= OpFlags.oDirect();
+            } else if (o == REGISTERED) {
+                continue; // where the file goes, not how it is opened
             } else {
                 throw new IllegalArgumentException("open option " + o + " is not supported through io_uring");
             }

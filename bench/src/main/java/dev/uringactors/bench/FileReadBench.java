@@ -57,7 +57,11 @@ final class FileReadBench {
         }
         String rings = args.string("rings", "auto");
         int batch = args.intValue("batch", 1);
-        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch);
+        boolean registered = args.bool("registered", false);
+        if (registered && !rings.equals("1")) {
+            throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
+        }
+        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch, registered);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
@@ -106,9 +110,9 @@ final class FileReadBench {
 
     /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
     private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks,
-                                  int batch) throws Exception {
+                                  int batch, boolean registered) throws Exception {
         try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
-            Tally tally = startReads(bench, file, direct, qd, blocks, batch);
+            Tally tally = startReads(bench, file, direct, qd, blocks, batch, registered);
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
             return new UringRun(throughput, bench.uring.ringCount());
@@ -120,15 +124,21 @@ final class FileReadBench {
      * each ring's share kept by an actor on it; the tally counts the answers.
      */
     static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks) throws Exception {
-        return startReads(bench, file, direct, qd, blocks, 1);
+        return startReads(bench, file, direct, qd, blocks, 1, false);
     }
 
-    /** As above, {@code batch} reads to a message: {@code qd / batch} batches in flight on each ring. */
-    static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks, int batch)
-            throws Exception {
+    /**
+     * As above, {@code batch} reads to a message ({@code qd / batch} batches in flight on each ring), the file
+     * opened into the ring's registered table if asked (one ring only).
+     */
+    static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks, int batch,
+                            boolean registered) throws Exception {
         List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
         if (direct) {
             options.add(UringOpenOption.DIRECT);
+        }
+        if (registered) {
+            options.add(UringOpenOption.REGISTERED);
         }
         FileHandle handle = UringFiles.get(bench.system).open(file, options.toArray(OpenOption[]::new))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -1,0 +1,122 @@
+package dev.uringactors.actors;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Files opened into a ring's registered table (direct descriptors): used, closed, reused, and lost with a ring. */
+@ExtendWith(RequiresIoUring.class)
+class RegisteredFilesTest {
+    @TempDir
+    Path dir;
+    private ActorTestKit kit;
+    private UringFiles files;
+
+    private void start(String settings) {
+        kit = ActorTestKit.create(ConfigFactory.parseString("uring { " + settings + " }")
+                .withFallback(ConfigFactory.load()));
+        files = UringFiles.get(kit.system());
+    }
+
+    @AfterEach
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void aRegisteredFileIsReadWrittenAndClosedThroughItsSlot() throws Exception {
+        start("rings = 1, files.registered-slots = 8");
+        Path path = Files.writeString(dir.resolve("data"), "registered file");
+        FileHandle file = get(files.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                UringOpenOption.REGISTERED));
+        assertTrue(file.registered() && file.fd() < 8, "a slot of the table: " + file);
+        assertEquals("registered file", get(files.read(file, 0, 100)).utf8String());
+        assertEquals(4, get(files.write(file, 0, ByteString.fromString("REGI"))));
+        get(files.fsync(file));
+        get(files.close(file));
+        assertEquals("REGIstered file", Files.readString(path));
+        assertClosed(files.read(file, 0, 10));
+        assertThrows(IllegalArgumentException.class, () -> FileStat.of(file));
+    }
+
+    @Test
+    void tenThousandOpensAndClosesNeverFillAnEightSlotTable() throws Exception {
+        start("rings = 1, files.registered-slots = 8");
+        Path path = Files.writeString(dir.resolve("data"), "x");
+        FileHandle previous = null;
+        for (int i = 0; i < 10_000; i++) {
+            FileHandle file = get(files.open(path, UringOpenOption.REGISTERED));
+            assertTrue(file.registered(), "open " + i);
+            get(files.close(file));
+            previous = file;
+        }
+        FileHandle reused = get(files.open(path, UringOpenOption.REGISTERED));
+        assertEquals(previous.fd(), reused.fd(), "the freed slot is given again");
+        assertClosed(files.read(previous, 0, 1)); // the old handle does not reach the new file in its slot
+        assertEquals("x", get(files.read(reused, 0, 1)).utf8String());
+    }
+
+    @Test
+    void aRegisteredFileBelongsToItsRingAndGoesWithIt() throws Exception {
+        start("rings = 2, files.registered-slots = 8, supervision { max-restarts = 3, within = 1m }");
+        Path path = Files.writeString(dir.resolve("data"), "ring bound");
+        FileHandle file = get(files.open(path, UringOpenOption.REGISTERED));
+        assertThrows(IllegalArgumentException.class, () -> file.onRing(1 - file.ring()));
+
+        UringExtension uring = UringExtension.get(kit.system());
+        TestProbe<RingLoopStats> stats = kit.createTestProbe();
+        uring.ring(file.ring()).tell(new RingProtocol.GetStats(stats.getRef()));
+        int generation = stats.receiveMessage(Duration.ofSeconds(5)).generation();
+        uring.ring(file.ring()).tell(new RingProtocol.RingFault(new IllegalStateException("injected"), generation));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int now;
+        do {
+            uring.ring(file.ring()).tell(new RingProtocol.GetStats(stats.getRef()));
+            now = stats.receiveMessage(Duration.ofSeconds(5)).generation();
+        } while (now == generation && System.nanoTime() < deadline);
+        assertEquals(generation + 1, now, "the ring was opened again");
+        assertClosed(files.read(file, 0, 10)); // its table went with the old ring
+        FileHandle again = get(files.open(path, UringOpenOption.REGISTERED));
+        assertEquals("ring bound", get(files.read(again, 0, 100)).utf8String());
+    }
+
+    @Test
+    void withoutATableRegisteredIsOpenedAsUsual() throws Exception {
+        start("rings = 1, files.registered-slots = 0");
+        Path path = Files.writeString(dir.resolve("data"), "plain");
+        FileHandle file = get(files.open(path, UringOpenOption.REGISTERED));
+        assertFalse(file.registered());
+        assertEquals("plain", get(files.read(file, 0, 100)).utf8String());
+        get(files.close(file));
+    }
+
+    private static <T> T get(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static void assertClosed(CompletionStage<?> stage) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
+        assertInstanceOf(ClosedChannelException.class, e.getCause(), e.toString());
+    }
+}
