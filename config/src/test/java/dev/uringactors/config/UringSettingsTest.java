@@ -63,6 +63,7 @@ class UringSettingsTest {
                   sqpoll { enabled = on, groups = per-ring, cpus = [1, 0, 1], idle = 20ms }
                   iopoll = auto, iopoll-fallback = plain
                   buffers { max-io-size = 256 KiB, fixed { count = 8, size = 16 KiB } }
+                  files.registered-slots = 64
                   dispatcher { throughput = 8, tasks-per-turn = 32 }
                   shutdown-timeout = 2s
                   request-timeout = 3s
@@ -84,6 +85,7 @@ class UringSettingsTest {
         assertEquals(UringSettings.IopollFallback.PLAIN, s.iopollFallback());
         assertEquals(256 * 1024, s.maxIoSize());
         assertEquals(new UringSettings.FixedBuffers(8, 16 * 1024), s.fixedBuffers());
+        assertEquals(64, s.registeredFileSlots());
         assertEquals(8, s.dispatcherThroughput());
         assertEquals(32, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
@@ -122,6 +124,7 @@ class UringSettingsTest {
             buffers.max-io-size       | big            | a size such as 64 KiB
             buffers.fixed.count       | 16385          | whole number from 0 to 16384
             buffers.fixed.size        | 1 KiB          | a size from 4096 to
+            files.registered-slots    | -1             | whole number from 0 to 1048576
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
             dispatcher.stuck-task-warning | 1ms        | a duration from PT0.01S
