@@ -14,14 +14,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
+import static dev.uringactors.actors.TestRings.assertFailsWith;
+import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Many reads in one request: every position answered once, in order; bad requests refused whole. */
 @ExtendWith(RequiresIoUring.class)
@@ -62,16 +59,9 @@ class ReadBatchTest {
     @Test
     void aBatchWithABadPositionOrAClosedFileIsRefusedWhole() throws Exception {
         FileHandle file = get(files.open(Files.write(dir.resolve("small"), new byte[10])));
-        ExecutionException negative = assertThrows(ExecutionException.class,
-                () -> get(files.read(file, new long[] {0, -1}, 10)));
-        assertInstanceOf(IllegalArgumentException.class, negative.getCause());
+        assertFailsWith(IllegalArgumentException.class, files.read(file, new long[] {0, -1}, 10));
         get(files.close(file));
-        ExecutionException closed = assertThrows(ExecutionException.class,
-                () -> get(files.read(file, new long[] {0}, 10)));
-        assertInstanceOf(ClosedChannelException.class, closed.getCause());
+        assertFailsWith(ClosedChannelException.class, files.read(file, new long[] {0}, 10));
     }
 
-    private static <T> T get(CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
 }

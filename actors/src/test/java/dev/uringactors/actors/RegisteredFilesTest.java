@@ -3,7 +3,6 @@ package dev.uringactors.actors;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -14,14 +13,13 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
+import static dev.uringactors.actors.TestRings.assertFailsWith;
+import static dev.uringactors.actors.TestRings.awaitGeneration;
+import static dev.uringactors.actors.TestRings.fault;
+import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,7 +54,7 @@ class RegisteredFilesTest {
         get(files.fsync(file));
         get(files.close(file));
         assertEquals("REGIstered file", Files.readString(path));
-        assertClosed(files.read(file, 0, 10));
+        assertFailsWith(ClosedChannelException.class, files.read(file, 0, 10));
         assertThrows(IllegalArgumentException.class, () -> FileStat.of(file));
     }
 
@@ -73,7 +71,7 @@ class RegisteredFilesTest {
         }
         FileHandle reused = get(files.open(path, UringOpenOption.REGISTERED));
         assertEquals(previous.fd(), reused.fd(), "the freed slot is given again");
-        assertClosed(files.read(previous, 0, 1)); // the old handle does not reach the new file in its slot
+        assertFailsWith(ClosedChannelException.class, files.read(previous, 0, 1)); // the old handle does not reach the new file in its slot
         assertEquals("x", get(files.read(reused, 0, 1)).utf8String());
     }
 
@@ -85,18 +83,9 @@ class RegisteredFilesTest {
         assertThrows(IllegalArgumentException.class, () -> file.onRing(1 - file.ring()));
 
         UringExtension uring = UringExtension.get(kit.system());
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        uring.ring(file.ring()).tell(new RingProtocol.GetStats(stats.getRef()));
-        int generation = stats.receiveMessage(Duration.ofSeconds(5)).generation();
-        uring.ring(file.ring()).tell(new RingProtocol.RingFault(new IllegalStateException("injected"), generation));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        int now;
-        do {
-            uring.ring(file.ring()).tell(new RingProtocol.GetStats(stats.getRef()));
-            now = stats.receiveMessage(Duration.ofSeconds(5)).generation();
-        } while (now == generation && System.nanoTime() < deadline);
-        assertEquals(generation + 1, now, "the ring was opened again");
-        assertClosed(files.read(file, 0, 10)); // its table went with the old ring
+        int generation = fault(kit, uring, file.ring(), "injected");
+        awaitGeneration(kit, uring, file.ring(), generation + 1);
+        assertFailsWith(ClosedChannelException.class, files.read(file, 0, 10)); // its table went with the old ring
         FileHandle again = get(files.open(path, UringOpenOption.REGISTERED));
         assertEquals("ring bound", get(files.read(again, 0, 100)).utf8String());
     }
@@ -111,12 +100,4 @@ class RegisteredFilesTest {
         get(files.close(file));
     }
 
-    private static <T> T get(CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    private static void assertClosed(CompletionStage<?> stage) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
-        assertInstanceOf(ClosedChannelException.class, e.getCause(), e.toString());
-    }
 }

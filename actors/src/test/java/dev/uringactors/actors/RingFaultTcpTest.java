@@ -29,6 +29,7 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import static dev.uringactors.actors.TestRings.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,7 +59,7 @@ class RingFaultTcpTest {
         try (Socket before = connect(bound)) {
             Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
             c.connection().tell(new Register(handler.getRef()));
-            fault(uring);
+            fault(kit, uring, 0, "injected");
             ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
             assertTrue(closed.cause().contains("ring"), closed.cause());
             assertPeerSeesTheEnd(before);
@@ -87,7 +88,7 @@ class RingFaultTcpTest {
         try (Socket client = connect(bound)) {
             handler.expectMessageClass(Connected.class, Duration.ofSeconds(10)).connection()
                     .tell(new Register(handler.getRef()));
-            fault(uring);
+            fault(kit, uring, 0, "injected");
             // Its connection is closed with close(2): the peer sees the end, not silence.
             assertPeerSeesTheEnd(client);
         }
@@ -116,15 +117,6 @@ class RingFaultTcpTest {
         s.setSoTimeout(10_000);
         return s;
     }
-
-    /** Reports a fault of ring 0 as its loop would, naming the ring that is there now. */
-    private void fault(UringExtension uring) {
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        int generation = stats.receiveMessage(Duration.ofSeconds(5)).generation();
-        uring.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("injected"), generation));
-    }
-
     private static void assertPeerSeesTheEnd(Socket s) throws IOException {
         try {
             assertEquals(-1, s.getInputStream().read());

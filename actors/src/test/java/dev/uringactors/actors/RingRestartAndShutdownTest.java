@@ -19,6 +19,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import static dev.uringactors.actors.TestRings.fault;
+import static dev.uringactors.actors.TestRings.generation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,27 +60,13 @@ class RingRestartAndShutdownTest {
         probe.expectNoMessage(Duration.ofMillis(50));
         return probe;
     }
-
-    /** Reports a fault of ring 0 as its loop would: naming the ring (generation) that is there now. */
-    private static void fault(ActorTestKit kit, UringExtension u, String message) {
-        RingProtocol.RingFault fault = new RingProtocol.RingFault(new IllegalStateException(message),
-                generation(kit, u));
-        u.ring(0).tell(fault);
-    }
-
-    private static int generation(ActorTestKit kit, UringExtension u) {
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        u.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        return stats.receiveMessage(Duration.ofSeconds(5)).generation();
-    }
-
     @Test
     void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() {
         ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
         try {
             UringExtension u = UringExtension.get(strict.system());
-            int first = generation(strict, u);
+            int first = generation(strict, u, 0);
             // A loop that fails reports every turn until the actor hears of it: two reports about one ring.
             u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 1"), first));
             u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 2"), first));
@@ -86,7 +74,7 @@ class RingRestartAndShutdownTest {
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(),
                     "one restart, within a budget of one: the second report was about the ring replaced");
-            assertEquals(first + 1, generation(strict, u));
+            assertEquals(first + 1, generation(strict, u, 0));
         } finally {
             strict.shutdownTestKit();
         }
@@ -96,7 +84,7 @@ class RingRestartAndShutdownTest {
     void crashedRingAnswersEveryRequestInFlightPromptlyAndComesBack() {
         TestProbe<StatusReply<ByteString>> probe = readsInFlight(50);
         long before = System.nanoTime();
-        fault(testKit, uring, "injected ring failure");
+        fault(testKit, uring, 0, "injected ring failure");
         for (int i = 0; i < 50; i++) {
             StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
             assertTrue(reply.isError());
@@ -122,11 +110,11 @@ class RingRestartAndShutdownTest {
         try {
             UringExtension u = UringExtension.get(strict.system());
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
-            fault(strict, u, "first");
+            fault(strict, u, 0, "first");
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "restarted once: still serving");
 
-            fault(strict, u, "second");
+            fault(strict, u, 0, "second");
             long before = System.nanoTime();
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             StatusReply<Done> refused = nop.receiveMessage(Duration.ofSeconds(5));

@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.uringactors.actors.TestRings.awaitGeneration;
+import static dev.uringactors.actors.TestRings.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,11 +43,8 @@ class SqPollGroupTest {
         assertEquals(-1, first.attachedTo(), "the first ring creates the SQ thread");
         assertEquals(firstFd, second.attachedTo(), "the second attaches through the first");
 
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        int generation = stats.receiveMessage(Duration.ofSeconds(5)).generation();
-        uring.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("injected"), generation));
-        awaitGeneration(0, generation + 1);
+        int generation = fault(kit, uring, 0, "injected");
+        awaitGeneration(kit, uring, 0, generation + 1);
 
         // The first ring's old fd was closed before it opened again: the number may well be its own again now.
         assertEquals(second.ringFd(), first.attachedTo(), "attached through the member that stayed open");
@@ -84,14 +83,4 @@ class SqPollGroupTest {
         return ok;
     }
 
-    private void awaitGeneration(int ring, int generation) {
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        int now;
-        do {
-            uring.ring(ring).tell(new RingProtocol.GetStats(stats.getRef()));
-            now = stats.receiveMessage(Duration.ofSeconds(5)).generation();
-        } while (now < generation && System.nanoTime() < deadline);
-        assertEquals(generation, now, "ring " + ring + " restarted");
-    }
 }

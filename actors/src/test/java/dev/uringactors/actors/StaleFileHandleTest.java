@@ -14,13 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
+import static dev.uringactors.actors.TestRings.assertFailsWith;
+import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * A handle whose file was closed reaches no file, even once a later open has been given the same fd number: each
@@ -48,11 +45,11 @@ class StaleFileHandleTest {
         FileHandle current = get(files.open(second, StandardOpenOption.READ, StandardOpenOption.WRITE));
         assertEquals(stale.fd(), current.fd(), "the kernel gives the lowest free number: the same one");
 
-        assertClosed(files.read(stale, 0, 100));
-        assertClosed(files.read(stale.onRing(1), 0, 100));
-        assertClosed(files.write(stale, 0, ByteString.fromString("overwritten")));
-        assertClosed(files.fsync(stale));
-        assertClosed(files.close(stale));
+        assertFailsWith(ClosedChannelException.class, files.read(stale, 0, 100));
+        assertFailsWith(ClosedChannelException.class, files.read(stale.onRing(1), 0, 100));
+        assertFailsWith(ClosedChannelException.class, files.write(stale, 0, ByteString.fromString("overwritten")));
+        assertFailsWith(ClosedChannelException.class, files.fsync(stale));
+        assertFailsWith(ClosedChannelException.class, files.close(stale));
 
         assertEquals("second file, opened later", get(files.read(current, 0, 100)).utf8String(),
                 "the second file is untouched and still open");
@@ -60,15 +57,7 @@ class StaleFileHandleTest {
                 "a copy for another ring reaches the same open file");
         assertEquals("first file", Files.readString(first, StandardCharsets.US_ASCII));
         get(files.close(current));
-        assertClosed(files.read(current, 0, 100));
+        assertFailsWith(ClosedChannelException.class, files.read(current, 0, 100));
     }
 
-    private static <T> T get(CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    private static void assertClosed(CompletionStage<?> stage) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
-        assertInstanceOf(ClosedChannelException.class, e.getCause(), e.toString());
-    }
 }
