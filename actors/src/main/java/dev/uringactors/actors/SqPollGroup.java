@@ -45,6 +45,11 @@ final class SqPollGroup {
         members.remove(ring);
     }
 
+    /** The SQ thread wake-ups the open members have needed so far, read without disturbing their threads. */
+    synchronized long wakeups() {
+        return members.keySet().stream().mapToLong(Ring::sqWakeups).sum();
+    }
+
     /** The indexes of the rings with a member open now, in order (a ring with an IOPOLL ring counts once). */
     synchronized List<Integer> rings() {
         return members.values().stream().distinct().sorted().toList();

@@ -11,13 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Watches one SQPOLL thread: every second it finds the thread (through its rings' fdinfo), samples its CPU time
  * and the wake-ups its rings needed, answers {@link GetStats} with the last sample, and says in the log (at most
- * once a minute) when the thread is saturated or woken so often that SQPOLL costs more than it saves, naming the
- * setting to change. Opening rings into the group is {@link SqPollGroup}'s, on the rings' own threads.
+ * once a minute) when the thread is saturated, spins a CPU away while it rarely works, or is woken so often that
+ * SQPOLL costs more than it saves, naming the setting to change. It sends no message to the rings: a request
+ * would be a submission that keeps the thread awake. Opening rings into the group is {@link SqPollGroup}'s, on
+ * the rings' own threads.
  */
 final class SqPollSupervisor {
     static final Duration SAMPLE_EVERY = Duration.ofSeconds(1);
@@ -29,6 +30,11 @@ final class SqPollSupervisor {
      * idle) is the better deal.
      */
     private static final double TOO_MANY_WAKEUPS = 1000;
+    /** A thread that keeps this share of a CPU busy while working less than the next share mostly spins. */
+    private static final double MOSTLY_SPINNING_CPU = 0.5;
+    private static final double MOSTLY_SPINNING_WORK = 0.05;
+    /** Samples in a row that do not pay before the log says so. */
+    private static final int SUSTAINED = 3;
 
     /** What the supervisor takes. */
     sealed interface Command {
@@ -40,7 +46,8 @@ final class SqPollSupervisor {
 
     private enum Tick implements Command { INSTANCE }
 
-    private record Sampled(CpuSample cpu, long wakeups, long atNanos) implements Command {
+    /** One sample: the thread's CPU, the members' wake-ups so far, and when. */
+    private record Sampled(CpuSample cpu, long wakeups, long atNanos) {
     }
 
     /** The SQ thread's kernel view and its CPU time in nanoseconds, read together. */
@@ -49,31 +56,31 @@ final class SqPollSupervisor {
 
     private final SqPollGroup group;
     private final int cpu;
-    private final UringExtension uring;
     private final ActorContext<Command> ctx;
     private Sampled last;
     private SqPollStats stats;
-    private long lastWarningNanos = Long.MIN_VALUE;
+    /** When the log last said something, or null: at most once a minute. */
+    private Long lastWarningNanos;
+    /** Samples in a row in which the thread did not pay. */
+    private int notPaying;
 
-    private SqPollSupervisor(SqPollGroup group, int cpu, UringExtension uring, ActorContext<Command> ctx) {
+    private SqPollSupervisor(SqPollGroup group, int cpu, ActorContext<Command> ctx) {
         this.group = group;
         this.cpu = cpu;
-        this.uring = uring;
         this.ctx = ctx;
         this.stats = new SqPollStats(group.index(), -1, cpu, 0, -1, 0, group.rings());
     }
 
-    static Behavior<Command> create(SqPollGroup group, int cpu, UringExtension uring) {
+    static Behavior<Command> create(SqPollGroup group, int cpu) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             timers.startTimerWithFixedDelay(Tick.INSTANCE, SAMPLE_EVERY);
-            return new SqPollSupervisor(group, cpu, uring, ctx).behavior();
+            return new SqPollSupervisor(group, cpu, ctx).behavior();
         }));
     }
 
     private Behavior<Command> behavior() {
         return Behaviors.receive(Command.class)
                 .onMessageEquals(Tick.INSTANCE, this::sample)
-                .onMessage(Sampled.class, this::sampled)
                 .onMessage(GetStats.class, g -> {
                     g.replyTo().tell(stats);
                     return Behaviors.same();
@@ -81,20 +88,12 @@ final class SqPollSupervisor {
                 .build();
     }
 
-    /** Reads the thread's CPU time now, and asks the member rings for their wake-up counts. */
+    /**
+     * Reads the thread's CPU time and the members' wake-up counts, without a message to any ring: a request would
+     * be a submission, and one a second would keep an SQ thread with the default idle from ever sleeping.
+     */
     private Behavior<Command> sample() {
-        CpuSample cpuSample = cpuSample();
-        Set<Integer> members = Set.copyOf(group.rings());
-        ctx.pipeToSelf(uring.stats(), (all, failure) -> new Sampled(cpuSample, failure != null ? -1 : all.stream()
-                .filter(ring -> members.contains(ring.ring()))
-                .mapToLong(ring -> ring.ringStats().sqWakeups()).sum(), System.nanoTime()));
-        return Behaviors.same();
-    }
-
-    private Behavior<Command> sampled(Sampled now) {
-        if (now.wakeups() < 0) {
-            return Behaviors.same(); // a ring did not answer (restarting): the next tick tries again
-        }
+        Sampled now = new Sampled(cpuSample(), group.wakeups(), System.nanoTime());
         if (last != null && now.cpu().thread().isPresent() && last.cpu().thread().isPresent()
                 && now.cpu().thread().get().threadId() == last.cpu().thread().get().threadId()) {
             double seconds = (now.atNanos() - last.atNanos()) / 1e9;
@@ -115,24 +114,42 @@ final class SqPollSupervisor {
         return Behaviors.same();
     }
 
+    /**
+     * Says in the log, at most once a minute, why the SQ thread does not pay, once it has not for
+     * {@link #SUSTAINED} samples in a row: an SQ thread spins for its idle time after start and after each burst,
+     * which alone is no reason to change anything.
+     */
     private void warnIfItDoesNotPay() {
+        String why = whyItDoesNotPay(stats);
+        notPaying = why == null ? 0 : notPaying + 1;
         long now = System.nanoTime();
-        if (now - lastWarningNanos < WARN_AT_MOST_EVERY.toNanos()) {
-            return;
+        boolean quiet = lastWarningNanos == null || now - lastWarningNanos >= WARN_AT_MOST_EVERY.toNanos();
+        if (notPaying >= SUSTAINED && quiet) {
+            ctx.getLog().warn("SQ thread {} (group {}, rings {}): {}", stats.threadId(), stats.group(), stats.rings(),
+                    why);
+            lastWarningNanos = now;
         }
+    }
+
+    /** Why an SQ thread with these figures costs more than it gives, naming the setting to change; or null. */
+    static String whyItDoesNotPay(SqPollStats stats) {
         double busy = stats.workShare() >= 0 ? stats.workShare() : stats.cpuShare();
         if (busy >= SATURATED && stats.rings().size() > 1) {
-            ctx.getLog().warn("SQ thread {} (group {}) is busy {}% of its time serving rings {}: it holds them "
-                            + "back. Give it fewer rings (more uring.sqpoll.groups) or turn uring.sqpoll.enabled "
-                            + "off.", stats.threadId(), stats.group(), Math.round(busy * 100), stats.rings());
-            lastWarningNanos = now;
-        } else if (stats.wakeupsPerSecond() > TOO_MANY_WAKEUPS) {
-            ctx.getLog().warn("SQ thread {} (group {}) was woken {} times a second: each wake-up is the system call "
-                            + "SQPOLL is meant to save. Raise uring.sqpoll.idle above the gaps between "
-                            + "submissions, or turn uring.sqpoll.enabled off.", stats.threadId(), stats.group(),
-                    Math.round(stats.wakeupsPerSecond()));
-            lastWarningNanos = now;
+            return "busy " + Math.round(busy * 100) + "% of its time, it holds its rings back. Give it fewer rings "
+                    + "(more uring.sqpoll.groups) or turn uring.sqpoll.enabled off.";
         }
+        if (stats.cpuShare() >= MOSTLY_SPINNING_CPU && stats.workShare() >= 0
+                && stats.workShare() < MOSTLY_SPINNING_WORK) {
+            return "it keeps " + Math.round(stats.cpuShare() * 100) + "% of a CPU busy but works "
+                    + Math.round(stats.workShare() * 100) + "% of its time, spinning for submissions that rarely "
+                    + "come. Lower uring.sqpoll.idle, or turn uring.sqpoll.enabled off.";
+        }
+        if (stats.wakeupsPerSecond() > TOO_MANY_WAKEUPS) {
+            return "woken " + Math.round(stats.wakeupsPerSecond()) + " times a second, and each wake-up is the "
+                    + "system call SQPOLL is meant to save. Raise uring.sqpoll.idle above the gaps between "
+                    + "submissions, or turn uring.sqpoll.enabled off.";
+        }
+        return null;
     }
 
     private CpuSample cpuSample() {

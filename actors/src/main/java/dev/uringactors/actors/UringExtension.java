@@ -82,7 +82,7 @@ public final class UringExtension implements Extension {
         }
         for (SqPollGroup group : groups) {
             sqPollSupervisors.add(system.systemActorOf(SqPollSupervisor.create(group,
-                            settings.sqpoll().cpuOf(group.index()), this), "uring-sqpoll-" + group.index(),
+                            settings.sqpoll().cpuOf(group.index())), "uring-sqpoll-" + group.index(),
                     org.apache.pekko.actor.typed.Props.empty()));
         }
         watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());

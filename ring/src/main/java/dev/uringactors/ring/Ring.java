@@ -41,7 +41,8 @@ public final class Ring implements AutoCloseable {
     private boolean closed;
 
     private long enters;
-    private long sqWakeups;
+    /** Written by the issuer thread only; volatile so that an observer can read it without asking that thread. */
+    private volatile long sqWakeups;
     private long submitted;
     private long completions;
     private long overflowFlushes;
@@ -492,6 +493,14 @@ public final class Ring implements AutoCloseable {
     /** Whether the ring fd is registered with the calling thread (cheaper enters). */
     public boolean ringFdRegistered() {
         return registrant == Thread.currentThread();
+    }
+
+    /**
+     * io_uring_enter calls made only to wake a sleeping SQPOLL thread; unlike {@link #stats()}, safe to read from
+     * any thread (a watcher need not wake the issuer to learn it).
+     */
+    public long sqWakeups() {
+        return sqWakeups;
     }
 
     /** Counters kept by the issuer thread; read them there. Still valid after close. */

@@ -211,8 +211,10 @@ public final class Main {
     private static void printStats(ActorSystem<?> system, Duration every) {
         StatsLine lines = new StatsLine();
         UringExtension uring = UringExtension.get(system);
-        system.scheduler().scheduleAtFixedRate(every, every, () -> uring.stats().thenAccept(
-                stats -> System.out.println(lines.next(stats, System.nanoTime()))), system.executionContext());
+        system.scheduler().scheduleAtFixedRate(every, every, () -> {
+            uring.stats().thenAccept(stats -> System.out.println(lines.next(stats, System.nanoTime())));
+            uring.sqPollStats().thenAccept(threads -> threads.forEach(t -> System.out.println(StatsLine.of(t))));
+        }, system.executionContext());
     }
 
     private static void stopOrHalt(String title, ActorSystem<?> system, Duration deadline) {

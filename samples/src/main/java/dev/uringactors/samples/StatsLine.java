@@ -1,6 +1,7 @@
 package dev.uringactors.samples;
 
 import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.SqPollStats;
 
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +36,14 @@ final class StatsLine {
                     ring.ringStats().overflowFlushes(), ring.tcp().openConnections()));
         }
         return line.toString();
+    }
+
+    /** The line of an SQPOLL thread (with {@code uring.sqpoll.enabled}), over its own last second. */
+    static String of(SqPollStats t) {
+        return String.format(Locale.ROOT, "sqpoll thread %d (group %d): %.0f%% of a CPU, %s, %.0f wake-ups/s, "
+                        + "rings %s", t.threadId(), t.group(), t.cpuShare() * 100,
+                t.workShare() < 0 ? "working share unknown" : String.format(Locale.ROOT, "%.0f%% working",
+                        t.workShare() * 100), t.wakeupsPerSecond(), t.rings());
     }
 
     private static String rate(long count, double seconds) {
