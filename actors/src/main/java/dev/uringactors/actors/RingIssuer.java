@@ -53,10 +53,10 @@ final class RingIssuer implements CompletionHandler {
     private final int registeredFileSlots;
     /** The current ring has a registered file table for UringOpenOption.REGISTERED. */
     private boolean fileTable;
-    private boolean fileTableRefusalLogged;
+    /** The kinds of registration the kernel refused, each said once. */
+    private final java.util.Set<String> refusalsLogged = new java.util.HashSet<>();
     /** The current ring's registered buffers, or null. */
     private FixedBuffers fixed;
-    private boolean fixedRefusalLogged;
     private SlotTable slots = new SlotTable();
     private final ArrayDeque<RingOp> backlog = new ArrayDeque<>();
     private Ring ring;
@@ -121,19 +121,13 @@ final class RingIssuer implements CompletionHandler {
         if (registeredFileSlots == 0) {
             return false;
         }
-        try {
-            int[] empty = new int[registeredFileSlots];
-            java.util.Arrays.fill(empty, -1);
-            ring.registerFiles(empty);
-            return true;
-        } catch (UringException e) {
-            if (!fileTableRefusalLogged) {
-                fileTableRefusalLogged = true;
-                log.warn("ring {}: registered file table (uring.files.registered-slots) refused: {}; files opened "
-                        + "REGISTERED are opened as usual", index, e.getMessage());
-            }
-            return false;
-        }
+        int[] empty = new int[registeredFileSlots];
+        java.util.Arrays.fill(empty, -1);
+        return registerOrNull("registered file table (uring.files.registered-slots)",
+                "files opened REGISTERED are opened as usual", () -> {
+                    ring.registerFiles(empty);
+                    return Boolean.TRUE;
+                }) != null;
     }
 
     /** Whether files can be opened into the ring's registered table (UringOpenOption.REGISTERED). */
@@ -143,16 +137,21 @@ final class RingIssuer implements CompletionHandler {
 
     /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
     private FixedBuffers registerFixed() {
-        if (fixedSettings.count() == 0) {
-            return null;
-        }
+        return fixedSettings.count() == 0 ? null : registerOrNull("registered buffers (uring.buffers.fixed)",
+                "file reads and writes use plain buffers",
+                () -> FixedBuffers.register(ring, fixedSettings.count(), fixedSettings.size()));
+    }
+
+    /**
+     * Registers something with the new ring; where the kernel refuses (locked memory, an old kernel), says so
+     * once per kind, with what happens instead, and gives null.
+     */
+    private <T> T registerOrNull(String what, String instead, java.util.function.Supplier<T> register) {
         try {
-            return FixedBuffers.register(ring, fixedSettings.count(), fixedSettings.size());
+            return register.get();
         } catch (UringException e) {
-            if (!fixedRefusalLogged) {
-                fixedRefusalLogged = true;
-                log.warn("ring {}: registered buffers (uring.buffers.fixed) refused: {}; file reads and writes use "
-                        + "plain buffers", index, e.getMessage());
+            if (refusalsLogged.add(what)) {
+                log.warn("ring {}: {} refused: {}; {}", index, what, e.getMessage(), instead);
             }
             return null;
         }
