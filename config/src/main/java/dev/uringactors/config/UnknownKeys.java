@@ -23,7 +23,10 @@ final class UnknownKeys {
     /** The unknown keys' messages, e.g. "uring.wiat-strategy: unknown setting; did you mean uring.wait-strategy?" */
     static List<String> of(Config uring) {
         Set<String> known = new TreeSet<>();
-        for (Map.Entry<String, ConfigValue> e : ConfigFactory.defaultReference().getConfig("uring").entrySet()) {
+        // The reference without system properties: defaultReference() merges -D overrides in, which would make a
+        // misspelt -During.* key known to itself.
+        for (Map.Entry<String, ConfigValue> e : ConfigFactory.defaultReferenceUnresolved().getConfig("uring")
+                .entrySet()) {
             if (!e.getKey().startsWith("profiles.")) {
                 known.add(e.getKey());
             }
@@ -31,12 +34,20 @@ final class UnknownKeys {
         List<String> unknown = new ArrayList<>();
         for (String key : keys(uring)) {
             String setting = key.startsWith("profiles.") ? afterProfileName(key) : key;
-            if (setting != null && !known.contains(setting)) {
+            if (setting != null && !known.contains(setting) && !known.contains(listOf(setting))) {
                 unknown.add("uring." + key + ": unknown setting; did you mean uring." + nearest(setting, known)
                         + "?");
             }
         }
         return unknown;
+    }
+
+    /**
+     * The list a key is an element of, when it is one given by index ({@code -During.sqpoll.cpus.0=1} makes the
+     * key {@code sqpoll.cpus.0}), else the key itself.
+     */
+    private static String listOf(String key) {
+        return key.replaceFirst("\\.\\d+$", "");
     }
 
     /** Fails with every unknown key, or with none. */

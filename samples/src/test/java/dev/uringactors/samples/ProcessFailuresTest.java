@@ -42,6 +42,7 @@ class ProcessFailuresTest {
         "a port that is no number    | -Dx=1 | http --port abc | 2 | --port abc: not a number",
         "a host that does not exist  | -Dx=1 | http --host no.such.host.invalid | 2 | no such host",
         "a bad setting               | -During.wait-strategy=spin | http --port 0 | 1 | uring.wait-strategy",
+        "a misspelt setting          | -During.wiat-strategy=classic | http --port 0 | 1 | did you mean uring.wait-strategy",
         "a ring the kernel refuses   | -During.defer-taskrun=off -During.sqpoll.enabled=on -During.sqpoll.cpus.0=4095"
                 + " | http --port 0 | 1 | io_uring_setup: EINVAL",
         "a sample that does not exist | -Dx=1 | serve | 2 | no sample serve",
