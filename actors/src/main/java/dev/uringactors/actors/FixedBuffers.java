@@ -3,8 +3,6 @@ package dev.uringactors.actors;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.Ring;
 
-import java.util.ArrayDeque;
-
 /**
  * Buffers registered with one ring ({@code uring.buffers.fixed}): a file read or write that fits one, and finds
  * one free, goes out as READ_FIXED or WRITE_FIXED, which skips pinning its memory per request. Only the ring's
@@ -13,15 +11,18 @@ import java.util.ArrayDeque;
  */
 final class FixedBuffers {
     private final NativeBuffer[] buffers;
-    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** The indexes of the free buffers, a stack in {@code free[0..freeCount)}: no boxing on the request path. */
+    private final int[] free;
+    private int freeCount;
     private final int size;
     private boolean closed;
 
     private FixedBuffers(NativeBuffer[] buffers, int size) {
         this.buffers = buffers;
         this.size = size;
+        this.free = new int[buffers.length];
         for (int i = 0; i < buffers.length; i++) {
-            free.push(i);
+            free[freeCount++] = i;
         }
     }
 
@@ -46,7 +47,7 @@ final class FixedBuffers {
 
     /** The index of a free buffer of at least {@code length} bytes, or -1 (too long, or none free). */
     int acquire(int length) {
-        return length <= size && !free.isEmpty() ? free.pop() : -1;
+        return length <= size && freeCount > 0 ? free[--freeCount] : -1;
     }
 
     NativeBuffer buffer(int index) {
@@ -57,16 +58,15 @@ final class FixedBuffers {
         if (closed) {
             buffers[index].close();
         } else {
-            free.push(index);
+            free[freeCount++] = index;
         }
     }
 
     /** The ring is closed: frees the free buffers now, the others as they come back. */
     void close() {
         closed = true;
-        for (int index : free) {
-            buffers[index].close();
+        while (freeCount > 0) {
+            buffers[free[--freeCount]].close();
         }
-        free.clear();
     }
 }
