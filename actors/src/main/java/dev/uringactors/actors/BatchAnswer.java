@@ -6,7 +6,6 @@ import org.apache.pekko.util.ByteString;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The one answer to a {@link RingProtocol.ReadBatch}: each read's result in its place, sent once all have come,
@@ -24,22 +23,20 @@ final class BatchAnswer {
         this.replyTo = replyTo;
     }
 
-    /** Where the answer of read {@code index} goes. */
-    Consumer<StatusReply<ByteString>> slot(int index) {
-        return reply -> {
-            if (answered) {
-                return;
-            }
-            if (reply.isError()) {
+    /** The answer of read {@code index}. */
+    void answer(int index, StatusReply<ByteString> reply) {
+        if (answered) {
+            return;
+        }
+        if (reply.isError()) {
+            answered = true;
+            replyTo.tell(StatusReply.error(reply.getError()));
+        } else {
+            results[index] = reply.getValue();
+            if (--missing == 0) {
                 answered = true;
-                replyTo.tell(StatusReply.error(reply.getError()));
-            } else {
-                results[index] = reply.getValue();
-                if (--missing == 0) {
-                    answered = true;
-                    replyTo.tell(StatusReply.success(Arrays.asList(results)));
-                }
+                replyTo.tell(StatusReply.success(Arrays.asList(results)));
             }
-        };
+        }
     }
 }

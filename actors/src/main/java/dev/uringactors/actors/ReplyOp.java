@@ -4,23 +4,22 @@ import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
 
-import java.util.function.Consumer;
-
 /**
  * A single-shot request that answers its {@code replyTo} exactly once: with the result, with the typed failure
  * of a negative completion, or with a failure when the ring fails or shuts down.
  */
 abstract class ReplyOp<T> extends RingOp {
-    private final Consumer<StatusReply<T>> replyTo;
+    private final ActorRef<StatusReply<T>> replyTo;
     private boolean answered;
 
+    /** {@code replyTo} gets the answer; null for an op that overrides {@link #answer}. */
     ReplyOp(ActorRef<StatusReply<T>> replyTo) {
-        this(replyTo::tell);
+        this.replyTo = replyTo;
     }
 
-    /** Answers through {@code answer} (called on the ring's thread) instead of a message. */
-    ReplyOp(Consumer<StatusReply<T>> answer) {
-        this.replyTo = answer;
+    /** Gives the one answer, on the ring's thread: a message to {@code replyTo} unless overridden. */
+    void answer(StatusReply<T> reply) {
+        replyTo.tell(reply);
     }
 
     /** The answer for a non-negative result. */
@@ -43,7 +42,7 @@ abstract class ReplyOp<T> extends RingOp {
         }
         if (!answered) {
             answered = true;
-            replyTo.accept(res < 0
+            answer(res < 0
                     ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
                     : StatusReply.success(result(res)));
         }
@@ -54,7 +53,7 @@ abstract class ReplyOp<T> extends RingOp {
     final void fail(Throwable cause) {
         if (!answered) {
             answered = true;
-            replyTo.accept(StatusReply.error(cause));
+            answer(StatusReply.error(cause));
         }
     }
 }

@@ -186,7 +186,7 @@ final class RingActor {
                     + m.position() + ": the length must be 0.." + issuer.maxIoSize()
                     + " (uring.buffers.max-io-size) and the position not negative"));
         }
-        return issue(new RingOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()::tell));
+        return issue(new RingOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
     }
 
     private Behavior<Command> readBatch(ReadBatch m) {
@@ -204,7 +204,7 @@ final class RingActor {
         }
         BatchAnswer answer = new BatchAnswer(m.positions().length, m.replyTo());
         for (int i = 0; i < m.positions().length; i++) {
-            issuer.issue(new RingOps.Read(m.file(), m.positions()[i], m.length(), issuer.buffers(), answer.slot(i)));
+            issuer.issue(new RingOps.BatchRead(m.file(), m.positions()[i], m.length(), issuer.buffers(), answer, i));
         }
         return Behaviors.same();
     }
@@ -218,7 +218,7 @@ final class RingActor {
                     + m.position() + ": at most " + issuer.maxIoSize()
                     + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
         }
-        return issue(new RingOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()::tell));
+        return issue(new RingOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()));
     }
 
     private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {

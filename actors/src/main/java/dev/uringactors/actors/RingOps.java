@@ -16,7 +16,6 @@ import org.apache.pekko.util.ByteString;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.function.Consumer;
 
 /**
  * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
@@ -223,7 +222,7 @@ final class RingOps {
         private final BufferPool pool;
 
         PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
-                     Consumer<StatusReply<T>> replyTo) {
+                     ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
@@ -272,8 +271,8 @@ final class RingOps {
         }
     }
 
-    static final class Read extends PooledFileOp<ByteString> {
-        Read(FileHandle file, long position, int length, BufferPool pool, Consumer<StatusReply<ByteString>> replyTo) {
+    static class Read extends PooledFileOp<ByteString> {
+        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
             super(file, position, length, pool, replyTo);
         }
 
@@ -300,12 +299,29 @@ final class RingOps {
         }
     }
 
+    /** One read of a {@link RingProtocol.ReadBatch}: its answer goes into the batch's, in its place. */
+    static final class BatchRead extends Read {
+        private final BatchAnswer batch;
+        private final int index;
+
+        BatchRead(FileHandle file, long position, int length, BufferPool pool, BatchAnswer batch, int index) {
+            super(file, position, length, pool, null);
+            this.batch = batch;
+            this.index = index;
+        }
+
+        @Override
+        void answer(StatusReply<ByteString> reply) {
+            batch.answer(index, reply);
+        }
+    }
+
     /** Writes until all is written: a short write is submitted again for the rest. */
     static final class Write extends PooledFileOp<Integer> {
         private int written;
 
         Write(FileHandle file, long position, ByteString data, BufferPool pool,
-              Consumer<StatusReply<Integer>> replyTo) {
+              ActorRef<StatusReply<Integer>> replyTo) {
             super(file, position, data.size(), pool, replyTo);
             data.copyToBuffer(buffer.asByteBuffer().clear());
         }
