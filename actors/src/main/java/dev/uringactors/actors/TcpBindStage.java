@@ -67,7 +67,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                 @Override
                 public void onPull() {
                     if (!waiting.isEmpty()) {
-                        push(out, incoming(waiting.poll()));
+                        push(out, release(waiting.poll()));
                     } else if (listener != null) {
                         listener.tell(new TcpProtocol.ResumeAccepting(1));
                     }
@@ -94,6 +94,12 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                     .tell(new TcpProtocol.Bind(self, address, backlog, true, options));
         }
 
+        /** Hands out a held connection, whose register time-out starts again now. */
+        private UringTcp.IncomingConnection release(TcpProtocol.Connected c) {
+            c.connection().tell(new TcpConnection.HoldRegistration(false));
+            return incoming(c);
+        }
+
         private void onEvent(Event event) {
             if (event instanceof TcpProtocol.Bound b) {
                 listener = b.listener();
@@ -108,7 +114,10 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                 if (isAvailable(out)) {
                     push(out, incoming(c));
                 } else {
-                    waiting.add(c); // accepted on another ring with the same credit
+                    // Accepted on another ring with the same credit: held here until the consumer asks for one,
+                    // which may take longer than the register time-out (max-connections reached, say).
+                    c.connection().tell(new TcpConnection.HoldRegistration(true));
+                    waiting.add(c);
                 }
             } else if (event instanceof TcpProtocol.CommandFailed f) {
                 binding.completeExceptionally(f.cause()); // a UringException: EADDRINUSE and its hint

@@ -51,7 +51,7 @@ import java.util.function.BiFunction;
  */
 final class TcpConnection {
     sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, FileUnreadable, ConnectDone,
-            CloseDone, IdleCheck, RegisterTimeout {
+            CloseDone, IdleCheck, RegisterTimeout, HoldRegistration {
     }
 
     /** The multishot recv ended: res > 0 or ENOBUFS re-arm, 0 end of stream, else an error or cancellation. */
@@ -74,7 +74,16 @@ final class TcpConnection {
     enum IdleCheck implements Internal { INSTANCE }
 
     /** No handler registered within {@code uring.tcp.register-timeout}. */
-    enum RegisterTimeout implements Internal { INSTANCE }
+    /** The register time-out started {@code number}-th: one that was cancelled after it fired is stale. */
+    record RegisterTimeout(int number) implements Internal {
+    }
+
+    /**
+     * From a Streams bind that holds the connection until its consumer asks for one ({@code held}): the register
+     * time-out waits meanwhile, and starts again once the connection is handed out ({@code !held}).
+     */
+    record HoldRegistration(boolean held) implements Internal {
+    }
 
     /** Where the connection is in its life. */
     enum Phase {
@@ -135,6 +144,8 @@ final class TcpConnection {
     private boolean announced;
     /** The register timeout, cancelled by Register. */
     private Cancellable registerTimeout;
+    /** Register time-outs started so far; only the last one counts. */
+    private int registerTimeouts;
 
     /** {@code timers} is null unless an idle timeout is configured (a timer scheduler per connection costs). */
     private TcpConnection(ActorContext<ConnectionCommand> ctx, TimerScheduler<ConnectionCommand> timers,
@@ -238,7 +249,7 @@ final class TcpConnection {
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
-        registerTimeout = ctx.scheduleOnce(tcp.registerTimeout(), ctx.getSelf(), RegisterTimeout.INSTANCE);
+        startRegisterTimeout();
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
         return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
             if (signal instanceof PostStop) {
@@ -272,11 +283,23 @@ final class TcpConnection {
             return Behaviors.stopped();
         } else if (m instanceof IdleCheck) {
             return idleCheck();
-        } else if (m instanceof RegisterTimeout && phase == Phase.AWAITING_REGISTRATION) {
+        } else if (m instanceof HoldRegistration hold && phase == Phase.AWAITING_REGISTRATION) {
+            registerTimeout.cancel();
+            if (!hold.held()) {
+                startRegisterTimeout();
+            }
+            return Behaviors.same();
+        } else if (m instanceof RegisterTimeout t && t.number() == registerTimeouts
+                && phase == Phase.AWAITING_REGISTRATION) {
             return finish(new ErrorClosed("no handler registered within " + tcp.registerTimeout()
                     + " (uring.tcp.register-timeout)"));
         }
         return Behaviors.unhandled(); // ConnectDone after connecting
+    }
+
+    private void startRegisterTimeout() {
+        registerTimeout = ctx.scheduleOnce(tcp.registerTimeout(), ctx.getSelf(),
+                new RegisterTimeout(++registerTimeouts));
     }
 
     private ActorRef<Event> handler() {
