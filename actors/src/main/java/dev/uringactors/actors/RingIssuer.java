@@ -66,7 +66,8 @@ final class RingIssuer implements CompletionHandler {
     private NativeBuffer wakeBuffer;
     private int generation;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
-    private boolean closed;
+    /** Why the ring is closed for good (the answer to every later request), or null while it is open. */
+    private RuntimeException closedBy;
     /** The eventfd read is in the SQ or in flight: another thread's wake-up can end a wait in the kernel. */
     private boolean wakeArmed;
     /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
@@ -186,7 +187,7 @@ final class RingIssuer implements CompletionHandler {
 
     /** Whether requests can still be issued: false once the ring is shut down or stays closed after failures. */
     boolean isOpen() {
-        return !closed;
+        return closedBy == null;
     }
 
     /** Whether O_DIRECT files on polled devices can go through an IOPOLL ring here. */
@@ -218,7 +219,7 @@ final class RingIssuer implements CompletionHandler {
         }
     }
 
-    /** The ring actor reports ring-level failures (a failed io_uring_enter) through supervision. */
+    /** Where ring-level failures (a failed io_uring_enter) go: the ring's supervisor. */
     void onFault(Consumer<Throwable> listener) {
         this.faultListener = listener;
     }
@@ -242,8 +243,8 @@ final class RingIssuer implements CompletionHandler {
 
     /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
     void issue(RingOp op) {
-        if (closed) {
-            op.refuse(new IllegalStateException("the ring is shut down"));
+        if (closedBy != null) {
+            op.refuse(closedBy);
             op.release(); // it never reached the kernel
             return;
         }
@@ -279,7 +280,7 @@ final class RingIssuer implements CompletionHandler {
 
     /** Moves queued ops into the SQ while it has room, the eventfd read first. */
     void fillFromBacklog() {
-        if (!wakeArmed && !closed) {
+        if (!wakeArmed && closedBy == null) {
             armWake();
         }
         while (!backlog.isEmpty() && tryPrepare(backlog.peek())) {
@@ -289,7 +290,7 @@ final class RingIssuer implements CompletionHandler {
 
     /** Whether something waits for room in the SQ: the loop must not sleep then. */
     boolean hasBacklog() {
-        return !backlog.isEmpty() || (!wakeArmed && !closed);
+        return !backlog.isEmpty() || (!wakeArmed && closedBy == null);
     }
 
     int backlogSize() {
@@ -381,9 +382,15 @@ final class RingIssuer implements CompletionHandler {
      * After a fault: answers every request with {@code cause} at once, drains and closes the ring, and opens a
      * fresh one. Memory of requests still in the kernel after the drain is leaked on purpose, not freed.
      */
-    void restart(Throwable cause, Duration drainTimeout) {
+    void restart(RuntimeException cause, Duration drainTimeout) {
         failAndClose(cause, drainTimeout);
-        open();
+        try {
+            open();
+        } catch (RuntimeException e) { // no new ring (out of memory, locked memory): closed for good
+            closedBy = cause;
+            buffers.close();
+            throw e;
+        }
     }
 
     /** Answers everything with a failure, cancels and drains what is in flight, closes the ring. */
@@ -391,10 +398,10 @@ final class RingIssuer implements CompletionHandler {
         close(new IllegalStateException("the ring is shut down"), drainTimeout);
     }
 
-    /** As {@link #close(Duration)}, answering what was in flight with {@code cause}. */
-    void close(Throwable cause, Duration drainTimeout) {
-        if (!closed) {
-            closed = true;
+    /** As {@link #close(Duration)}, answering what was in flight, and every later request, with {@code cause}. */
+    void close(RuntimeException cause, Duration drainTimeout) {
+        if (closedBy == null) {
+            closedBy = cause;
             failAndClose(cause, drainTimeout);
             buffers.close(); // only buffers back in the pool: those of undrained requests stay with the kernel
         }

@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The thread that owns one ring and is the executor of that ring's Pekko dispatcher. Each turn it runs queued
@@ -73,6 +76,8 @@ final class RingLoop implements Executor {
     private Runnable running;
     private final AtomicLong stuckTasks = new AtomicLong();
     private final TcpCounters tcpCounters = new TcpCounters();
+    /** Who hears of restarts and of the end: a concurrent set, as actors stopped after the loop leave off it. */
+    private final Set<Consumer<RingEvent>> subscribers = ConcurrentHashMap.newKeySet();
 
     /**
      * Ring {@code index}'s loop; with SQPOLL, its ring opens into {@code group} (else null); {@code openFiles} is
@@ -152,7 +157,10 @@ final class RingLoop implements Executor {
         } catch (Throwable fatal) {
             log.error("ring loop {} died", index, fatal);
         } finally {
-            issuer.close(settings.shutdownTimeout());
+            if (issuer.isOpen()) {
+                issuer.close(settings.shutdownTimeout());
+                publish(new RingEvent.Closed(index, new IllegalStateException("ring " + index + " is shut down")));
+            }
             stopped.complete(null);
             wakeFd.close();
             runTasks(Integer.MAX_VALUE); // what arrived while closing runs here; later tasks go elsewhere
@@ -241,6 +249,25 @@ final class RingLoop implements Executor {
         return stuckTasks.get();
     }
 
+    /**
+     * Tells {@code subscriber}, on this loop's thread, when the ring is opened anew after a fault and when it
+     * closes for good. Subscribe on the loop's thread: no event can then fall between what the subscriber saw of
+     * the ring and its subscription.
+     */
+    void subscribe(Consumer<RingEvent> subscriber) {
+        subscribers.add(subscriber);
+    }
+
+    /** {@code subscriber} hears no more; harmless if it never subscribed. */
+    void unsubscribe(Consumer<RingEvent> subscriber) {
+        subscribers.remove(subscriber);
+    }
+
+    /** Tells every subscriber of {@code event}; on the loop thread. */
+    void publish(RingEvent event) {
+        subscribers.forEach(s -> s.accept(event));
+    }
+
     /** The issuer; use it only on this loop's thread. */
     RingIssuer issuer() {
         return issuer;
@@ -264,7 +291,6 @@ final class RingLoop implements Executor {
         return index;
     }
 
-    /** The ring fd (for sharing an SQPOLL thread); valid once started. */
     /** For tests: the fd of the ring open now. */
     int ringFd() {
         return issuer.ringFd();

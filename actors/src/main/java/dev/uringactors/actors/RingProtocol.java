@@ -22,8 +22,7 @@ public final class RingProtocol {
     }
 
     /** What a ring actor takes. */
-    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close,
-            GetStats, RingFault {
+    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -73,17 +72,5 @@ public final class RingProtocol {
 
     /** Closes a file; once its requests have completed, the fd is closed with CLOSE. */
     public record Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) implements Command {
-    }
-
-    /** The ring loop's counters. */
-    public record GetStats(ActorRef<RingLoopStats> replyTo) implements Command {
-    }
-
-    /**
-     * A failure of the ring itself (a failed io_uring_enter), reported by the loop: the actor restarts. It names
-     * the {@code generation} of the ring that failed; one about a ring already replaced is stale and ignored (a
-     * failing loop reports every turn until the actor hears of it).
-     */
-    record RingFault(Throwable cause, int generation) implements Command {
     }
 }

@@ -38,6 +38,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * One TCP connection, running on its ring's thread and issuing its own requests there: a multishot recv that
@@ -51,7 +52,7 @@ import java.util.function.BiFunction;
  */
 final class TcpConnection {
     sealed interface Internal extends ConnectionCommand permits RecvEnded, SendDone, FileUnreadable, ConnectDone,
-            CloseDone, IdleCheck, RegisterTimeout, HoldRegistration {
+            CloseDone, IdleCheck, RegisterTimeout, HoldRegistration, RingClosed {
     }
 
     /** The multishot recv ended: res > 0 or ENOBUFS re-arm, 0 end of stream, else an error or cancellation. */
@@ -73,7 +74,6 @@ final class TcpConnection {
 
     enum IdleCheck implements Internal { INSTANCE }
 
-    /** No handler registered within {@code uring.tcp.register-timeout}. */
     /** The register time-out started {@code number}-th: one that was cancelled after it fired is stale. */
     record RegisterTimeout(int number) implements Internal {
     }
@@ -83,6 +83,10 @@ final class TcpConnection {
      * time-out waits meanwhile, and starts again once the connection is handed out ({@code !held}).
      */
     record HoldRegistration(boolean held) implements Internal {
+    }
+
+    /** The ring closed for good (it failed too often, or the system shuts down): close without it. */
+    record RingClosed(RuntimeException cause) implements Internal {
     }
 
     /** Where the connection is in its life. */
@@ -146,6 +150,8 @@ final class TcpConnection {
     private Cancellable registerTimeout;
     /** Register time-outs started so far; only the last one counts. */
     private int registerTimeouts;
+    /** Hears of the ring's end, as long as the fd is open. */
+    private final Consumer<RingEvent> ringEvents;
 
     /** {@code timers} is null unless an idle timeout is configured (a timer scheduler per connection costs). */
     private TcpConnection(ActorContext<ConnectionCommand> ctx, TimerScheduler<ConnectionCommand> timers,
@@ -156,6 +162,12 @@ final class TcpConnection {
         this.tcp = tcp;
         this.fd = fd;
         this.owner = owner;
+        ActorRef<ConnectionCommand> self = ctx.getSelf();
+        this.ringEvents = event -> {
+            if (event instanceof RingEvent.Closed closed) {
+                self.tell(new RingClosed(closed.cause()));
+            }
+        };
     }
 
     /**
@@ -210,16 +222,15 @@ final class TcpConnection {
             NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
             int len = Sockets.encode(command.remoteAddress(), sockaddr);
             ActorRef<ConnectionCommand> self = ctx.getSelf();
+            loop.subscribe(c.ringEvents);
             loop.issuer().issue(new TcpOps.Simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
                     sockaddr, res -> self.tell(new ConnectDone(res))));
             return Behaviors.receive(ConnectionCommand.class)
                     .onMessage(ConnectDone.class, done -> {
                         if (done.res() < 0) {
                             c.closeNow();
-                            command.handler().tell(new CommandFailed(command, done.res() == TcpOps.RING_FAILED
-                                    ? new IllegalStateException("the ring failed or shut down while connecting")
-                                    : UringException.ofResult(Opcode.CONNECT, done.res(),
-                                    command.remoteAddress().toString(), 0)));
+                            command.handler().tell(new CommandFailed(command, UringException.ofResult(
+                                    Opcode.CONNECT, done.res(), command.remoteAddress().toString(), 0)));
                             return Behaviors.stopped();
                         }
                         InetSocketAddress remote;
@@ -246,6 +257,7 @@ final class TcpConnection {
         owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
         loop.tcpCounters().connectionOpened();
         announced = true;
+        loop.subscribe(ringEvents);
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
@@ -279,8 +291,12 @@ final class TcpConnection {
         } else if (m instanceof CloseCommand close) {
             return close(close);
         } else if (m instanceof CloseDone) {
+            loop.unsubscribe(ringEvents);
             handler().tell(finalEvent);
             return Behaviors.stopped();
+        } else if (m instanceof RingClosed closed) {
+            return phase == Phase.CLOSING ? Behaviors.same()
+                    : finish(new ErrorClosed("ring " + loop.index() + " is closed: " + closed.cause().getMessage()));
         } else if (m instanceof IdleCheck) {
             return idleCheck();
         } else if (m instanceof HoldRegistration hold && phase == Phase.AWAITING_REGISTRATION) {
@@ -352,6 +368,7 @@ final class TcpConnection {
     }
 
     private Behavior<ConnectionCommand> recvEnded(int res) {
+        boolean cancelledHere = reading == Reading.CANCELLING;
         reading = Reading.IDLE;
         recv = null;
         if (phase == Phase.CLOSING) {
@@ -360,8 +377,8 @@ final class TcpConnection {
         if (res == -Errno.ENOBUFS) {
             loop.tcpCounters().recvBufferShortage();
         }
-        if (res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED) {
-            // Stopped with data left to read, for lack of buffers, or cancelled (never an error): go on if wanted.
+        if (res > 0 || res == -Errno.ENOBUFS || (res == -Errno.ECANCELED && cancelledHere)) {
+            // Stopped with data left to read, for lack of buffers, or cancelled by us: go on if wanted.
             readIfWanted();
             return Behaviors.same();
         }
@@ -614,7 +631,8 @@ final class TcpConnection {
     }
 
     private Behavior<ConnectionCommand> fail(int res) {
-        return finish(new ErrorClosed(res == TcpOps.RING_FAILED ? "the ring failed or shut down"
+        // Nothing here cancels a request of an open connection but its ring failing or shutting down.
+        return finish(new ErrorClosed(res == -Errno.ECANCELED ? "ring " + loop.index() + " failed or shut down"
                 : Errno.name(res) + " (" + Errno.describe(res) + ")"));
     }
 
@@ -671,6 +689,7 @@ final class TcpConnection {
      * ended and its ring is drained, so close(2) runs here.
      */
     private void closeNow() {
+        loop.unsubscribe(ringEvents);
         if (closeIssued) {
             return;
         }

@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 import java.net.InetSocketAddress;
+import java.util.function.Consumer;
 
 /**
  * Accepts on one ring, on a listening socket its {@link TcpListenerGroup} owns: one multishot ACCEPT in flight,
@@ -33,7 +34,8 @@ import java.net.InetSocketAddress;
  * lives on, without listening, until its connections have closed.
  */
 final class TcpListener {
-    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure {
+    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure,
+            RingClosed {
     }
 
     record Accepted(int fd) implements Internal {
@@ -43,6 +45,9 @@ final class TcpListener {
     }
 
     enum Rearm implements Internal { INSTANCE }
+
+    /** The ring closed for good: the listener stops, and its group closes the socket no ring accepts on. */
+    enum RingClosed implements Internal { INSTANCE }
 
     /** For tests: fail as an unexpected accept error would. */
     enum InjectFailure implements Internal { INSTANCE }
@@ -70,6 +75,8 @@ final class TcpListener {
     private ActorRef<Event> unbindReplyTo;
     /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
     private boolean unbound;
+    /** Hears of the ring's end; one per incarnation. */
+    private final Consumer<RingEvent> ringEvents;
 
     private TcpListener(ActorContext<ListenerCommand> ctx, TimerScheduler<ListenerCommand> timers, RingLoop loop,
                         UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler, boolean pullMode,
@@ -84,6 +91,12 @@ final class TcpListener {
         this.state = state;
         InetSocketAddress bound = Sockets.localAddress(listenFd);
         this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
+        ActorRef<ListenerCommand> self = ctx.getSelf();
+        this.ringEvents = event -> {
+            if (event instanceof RingEvent.Closed) {
+                self.tell(RingClosed.INSTANCE);
+            }
+        };
     }
 
     /** Accepts on {@code listenFd}; {@code state} outlives each incarnation (create it once per ring). */
@@ -93,9 +106,13 @@ final class TcpListener {
             if (state.starts++ > 0) {
                 state.restarts.increment();
             }
+            if (!loop.issuer().isOpen()) {
+                return Behaviors.stopped(); // restarted after its ring closed for good
+            }
             TcpListener l = new TcpListener(ctx, timers, loop, tcp, listenFd, handler, pullMode, state);
             // Children survive a restart: watch them again, or their ends would not be seen.
             ctx.getChildren().forEach(ctx::watch);
+            loop.subscribe(l.ringEvents);
             l.arm();
             return l.listening();
         }));
@@ -133,12 +150,19 @@ final class TcpListener {
                 })
                 .onMessage(ResumeAccepting.class, this::resume)
                 .onMessage(Unbind.class, this::unbind)
+                .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
                     throw new AcceptFailedException("injected failure");
                 })
                 .onSignal(Terminated.class, t -> stopWhenDone())
-                .onSignal(PreRestart.class, s -> endAccept())
-                .onSignal(PostStop.class, s -> closeIfStoppedBound())
+                .onSignal(PreRestart.class, s -> {
+                    loop.unsubscribe(ringEvents);
+                    return endAccept();
+                })
+                .onSignal(PostStop.class, s -> {
+                    loop.unsubscribe(ringEvents);
+                    return closeIfStoppedBound();
+                })
                 .build();
     }
 
@@ -199,12 +223,8 @@ final class TcpListener {
             return finishUnbind();
         }
         int res = ended.res();
-        if (res == TcpOps.RING_FAILED) {
-            if (!loop.issuer().isOpen()) {
-                // The ring stays closed (or shuts down): its group closes a socket no ring accepts on any more.
-                return Behaviors.stopped();
-            }
-            rearm(); // the ring was restarted: accept on the fresh one (the listening socket kept its backlog)
+        if (!loop.issuer().isOpen()) {
+            return Behaviors.same(); // cancelled by the ring's end, which comes next as RingClosed
         } else if (res == -Errno.EINVAL && ended.op().multishot()) {
             ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
             state.multishot = false;

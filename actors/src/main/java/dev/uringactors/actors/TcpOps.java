@@ -23,10 +23,10 @@ final class TcpOps {
     }
 
     /**
-     * The result an op reports when the ring failed or shut down under it: no errno, so that it is never taken
-     * for the kernel's answer (a cancellation, say).
+     * The result an op reports when the ring failed or shut down under it: its request was cancelled, as the
+     * drain's cancel would have it. Why, the owner hears through its ring subscription ({@link RingEvent}).
      */
-    static final int RING_FAILED = Integer.MIN_VALUE;
+    static final int CANCELLED = -Errno.ECANCELED;
 
     /**
      * Accepts connections for a listener: multishot (one SQE, one connection per CQE, re-armed by the listener
@@ -85,7 +85,7 @@ final class TcpOps {
         @Override
         void fail(Throwable cause) {
             cancelled = true;
-            listener.tell(new TcpListener.AcceptEnded(this, RING_FAILED));
+            listener.tell(new TcpListener.AcceptEnded(this, CANCELLED));
         }
 
         @Override
@@ -140,7 +140,7 @@ final class TcpOps {
 
         @Override
         void fail(Throwable cause) {
-            connection.tell(new TcpConnection.RecvEnded(RING_FAILED));
+            connection.tell(new TcpConnection.RecvEnded(CANCELLED));
         }
     }
 
@@ -216,7 +216,7 @@ final class TcpOps {
 
         @Override
         void fail(Throwable cause) {
-            connection.tell(new TcpConnection.SendDone(RING_FAILED));
+            connection.tell(new TcpConnection.SendDone(CANCELLED));
         }
 
         @Override
@@ -310,7 +310,7 @@ final class TcpOps {
 
         @Override
         final void fail(Throwable cause) {
-            answer(new TcpConnection.SendDone(RING_FAILED));
+            answer(new TcpConnection.SendDone(CANCELLED));
         }
     }
 
@@ -443,7 +443,7 @@ final class TcpOps {
 
         @Override
         void fail(Throwable cause) {
-            answer(RING_FAILED);
+            answer(CANCELLED);
         }
 
         final void answer(int res) {

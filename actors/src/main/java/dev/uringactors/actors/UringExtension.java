@@ -38,6 +38,7 @@ public final class UringExtension implements Extension {
     private final List<String> loopKeys = new ArrayList<>();
     private final List<String> dispatcherIds = new ArrayList<>();
     private final List<ActorRef<Command>> rings = new ArrayList<>();
+    private final List<ActorRef<RingSupervisor.Command>> supervisors = new ArrayList<>();
     private final List<ActorRef<SqPollSupervisor.Command>> sqPollSupervisors = new ArrayList<>();
     private final AtomicInteger nextRing = new AtomicInteger();
     private final Scheduler scheduler;
@@ -72,9 +73,11 @@ public final class UringExtension implements Extension {
                 classic.dispatchers().registerConfigurator(id,
                         new DispatcherConfigurator(config, classic.dispatchers().prerequisites()));
                 dispatcherIds.add(id);
-                rings.add(system.systemActorOf(RingActor.create(loop, settings.shutdownTimeout(),
-                                settings.supervision().maxRestarts(), settings.supervision().within()),
-                        "uring-ring-" + i, DispatcherSelector.fromConfig(id)));
+                supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(),
+                                new RestartBudget(settings.supervision().maxRestarts(), settings.supervision().within())),
+                        "uring-ring-" + i + "-supervisor", DispatcherSelector.fromConfig(id)));
+                rings.add(system.systemActorOf(FileActor.create(loop), "uring-ring-" + i,
+                        DispatcherSelector.fromConfig(id)));
             }
         } catch (RuntimeException e) {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
@@ -121,6 +124,11 @@ public final class UringExtension implements Extension {
         return loops.get(i);
     }
 
+    /** Ring {@code i}'s supervisor; tests fail the ring through it. */
+    ActorRef<RingSupervisor.Command> supervisor(int i) {
+        return supervisors.get(i);
+    }
+
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
     public DispatcherSelector dispatcher(int i) {
         return DispatcherSelector.fromConfig(dispatcherIds.get(i));
@@ -159,7 +167,7 @@ public final class UringExtension implements Extension {
 
     /** Ring {@code i}'s counters, taken on its thread. */
     public CompletionStage<RingLoopStats> stats(int i) {
-        return AskPattern.ask(rings.get(i), RingProtocol.GetStats::new, settings.requestTimeout(), scheduler);
+        return AskPattern.ask(supervisors.get(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
     }
 
     /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */

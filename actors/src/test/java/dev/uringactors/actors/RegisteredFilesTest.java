@@ -83,8 +83,8 @@ class RegisteredFilesTest {
         assertThrows(IllegalArgumentException.class, () -> file.onRing(1 - file.ring()));
 
         UringExtension uring = UringExtension.get(kit.system());
-        int generation = fault(kit, uring, file.ring(), "injected");
-        awaitGeneration(kit, uring, file.ring(), generation + 1);
+        int generation = fault(uring, file.ring(), "injected");
+        awaitGeneration(uring, file.ring(), generation + 1);
         assertFailsWith(ClosedChannelException.class, files.read(file, 0, 10)); // its table went with the old ring
         FileHandle again = get(files.open(path, UringOpenOption.REGISTERED));
         assertEquals("ring bound", get(files.read(again, 0, 100)).utf8String());

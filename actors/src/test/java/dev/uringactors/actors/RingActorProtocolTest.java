@@ -155,9 +155,7 @@ class RingActorProtocolTest {
             assertEquals((byte) (i % 16), bytes.apply(100), "read " + i + " got its own block");
         }
         files.close(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-        uring().ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        RingLoopStats s = stats.receiveMessage();
+        RingLoopStats s = TestRings.stats(uring(), 0);
         assertEquals(0, s.requestsInFlight(), s.toString());
         assertTrue(s.ringStats().enters() < 10_000, "submissions were batched: " + s);
     }

@@ -3,6 +3,7 @@ package dev.uringactors.actors;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.TcpProtocol.Bind;
 import dev.uringactors.actors.TcpProtocol.Bound;
+import dev.uringactors.actors.TcpProtocol.Connect;
 import dev.uringactors.actors.TcpProtocol.Connected;
 import dev.uringactors.actors.TcpProtocol.ErrorClosed;
 import dev.uringactors.actors.TcpProtocol.Event;
@@ -24,6 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +63,7 @@ class RingFaultTcpTest {
         try (Socket before = connect(bound)) {
             Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
             c.connection().tell(new Register(handler.getRef()));
-            fault(kit, uring, 0, "injected");
+            fault(uring, 0, "injected");
             ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
             assertTrue(closed.cause().contains("ring"), closed.cause());
             assertPeerSeesTheEnd(before);
@@ -81,14 +85,15 @@ class RingFaultTcpTest {
     @ParameterizedTest(name = "listener = {0}")
     @ValueSource(strings = {"shared", "reuse-port"})
     void aRingThatGaveUpClosesItsSocketsAndStopsTurning(String listener) throws Exception {
-        UringExtension uring = start("supervision { max-restarts = 0, within = 1m }, tcp.listener = " + listener);
+        UringExtension uring = start("supervision { max-restarts = 0, within = 1m }, tcp.listener = " + listener
+                + ", tcp.register-timeout = 1m");
         long socketsBefore = OpenFds.sockets();
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         Bound bound = bind(handler);
         try (Socket client = connect(bound)) {
             handler.expectMessageClass(Connected.class, Duration.ofSeconds(10)).connection()
                     .tell(new Register(handler.getRef()));
-            fault(kit, uring, 0, "injected");
+            fault(uring, 0, "injected");
             // Its connection is closed with close(2): the peer sees the end, not silence.
             assertPeerSeesTheEnd(client);
         }
@@ -97,14 +102,29 @@ class RingFaultTcpTest {
                 : FishingOutcomes.continueAndIgnore());
         assertThrows(ConnectException.class, () -> connect(bound).close());
         assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), "sockets left open");
-
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        long turns = stats.receiveMessage(Duration.ofSeconds(5)).turns();
-        stats.expectNoMessage(Duration.ofMillis(500));
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        long later = stats.receiveMessage(Duration.ofSeconds(5)).turns();
+        long turns = TestRings.stats(uring, 0).turns();
+        Thread.sleep(500); // the window measured
+        long later = TestRings.stats(uring, 0).turns();
         assertTrue(later - turns <= 5, "the loop parks instead of turning: " + (later - turns) + " turns");
+    }
+
+    @Test
+    void anOutgoingConnectionWithNothingInFlightIsClosedWhenItsRingGivesUp() throws Exception {
+        UringExtension uring = start("supervision { max-restarts = 0, within = 1m }, tcp.register-timeout = 1m");
+        TestProbe<Event> handler = kit.createTestProbe(Event.class);
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            UringTcp.get(kit.system()).manager().tell(new Connect(handler.getRef(),
+                    new InetSocketAddress(server.getInetAddress(), server.getLocalPort())));
+            try (Socket peer = server.accept()) {
+                peer.setSoTimeout(10_000);
+                // Never registered: no request of it is in flight, so only its ring subscription can tell it.
+                handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+                fault(uring, 0, "injected");
+                assertPeerSeesTheEnd(peer);
+                ErrorClosed closed = handler.expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
+                assertTrue(closed.cause().contains("stays closed"), closed.cause());
+            }
+        }
     }
 
     private Bound bind(TestProbe<Event> handler) {

@@ -93,17 +93,14 @@ class RingLoopEdgesTest {
             for (int i = 0; i < 1000; i++) {
                 busy.tell(0L); // quick ones
             }
-            var stats = testKit.<RingLoopStats>createTestProbe();
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            assertEquals(0, stats.receiveMessage(Duration.ofSeconds(10)).stuckTasks(), "quick tasks are no incident");
+            assertEquals(0, TestRings.stats(uring, 0).stuckTasks(), "quick tasks are no incident");
             busy.tell(2_000L);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (loop.stuckTasks() == 0 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             assertEquals(1, loop.stuckTasks(), "reported while it runs");
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef())); // answered once the busy task is over
-            assertEquals(1, stats.receiveMessage(Duration.ofSeconds(10)).stuckTasks(), "one report for one incident");
+            assertEquals(1, TestRings.stats(uring, 0).stuckTasks(), "one report for one incident");
         } finally {
             testKit.shutdownTestKit();
         }

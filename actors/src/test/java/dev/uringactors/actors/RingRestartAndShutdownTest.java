@@ -49,42 +49,40 @@ class RingRestartAndShutdownTest {
         testKit.shutdownTestKit();
     }
 
-    private TestProbe<StatusReply<ByteString>> readsInFlight(int n) {
+    private TestProbe<StatusReply<ByteString>> readsInFlight(int n) throws Exception {
         TestProbe<StatusReply<ByteString>> probe = testKit.createTestProbe();
         for (int i = 0; i < n; i++) {
             uring.ring(0).tell(new RingProtocol.Read(fifo, 0, 64, probe.getRef()));
         }
-        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        assertEquals(n, stats.receiveMessage().requestsInFlight());
+        assertEquals(n, TestRings.stats(uring, 0).requestsInFlight());
         probe.expectNoMessage(Duration.ofMillis(50));
         return probe;
     }
     @Test
-    void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() {
+    void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() throws Exception {
         ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
         try {
             UringExtension u = UringExtension.get(strict.system());
-            int first = generation(strict, u, 0);
-            // A loop that fails reports every turn until the actor hears of it: two reports about one ring.
-            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 1"), first));
-            u.ring(0).tell(new RingProtocol.RingFault(new IllegalStateException("turn 2"), first));
+            int first = generation(u, 0);
+            // A loop that fails reports every turn until the supervisor hears of it: two reports about one ring.
+            u.supervisor(0).tell(new RingSupervisor.Fault(new IllegalStateException("turn 1"), first));
+            u.supervisor(0).tell(new RingSupervisor.Fault(new IllegalStateException("turn 2"), first));
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(),
                     "one restart, within a budget of one: the second report was about the ring replaced");
-            assertEquals(first + 1, generation(strict, u, 0));
+            assertEquals(first + 1, generation(u, 0));
         } finally {
             strict.shutdownTestKit();
         }
     }
 
     @Test
-    void crashedRingAnswersEveryRequestInFlightPromptlyAndComesBack() {
+    void crashedRingAnswersEveryRequestInFlightPromptlyAndComesBack() throws Exception {
         TestProbe<StatusReply<ByteString>> probe = readsInFlight(50);
         long before = System.nanoTime();
-        fault(testKit, uring, 0, "injected ring failure");
+        fault(uring, 0, "injected ring failure");
         for (int i = 0; i < 50; i++) {
             StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
             assertTrue(reply.isError());
@@ -96,25 +94,23 @@ class RingRestartAndShutdownTest {
         TestProbe<StatusReply<Done>> nop = testKit.createTestProbe();
         uring.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
         assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "a new ring serves requests");
-        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        RingLoopStats s = stats.receiveMessage();
+        RingLoopStats s = TestRings.stats(uring, 0);
         assertEquals(0, s.requestsInFlight(), s.toString());
         assertTrue(s.ringStats().submitted() <= 3, "counters of the new ring: " + s);
     }
 
     @Test
-    void aRingThatFailsTooOftenStaysClosedAndAnswersAtOnce() {
+    void aRingThatFailsTooOftenStaysClosedAndAnswersAtOnce() throws Exception {
         ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
         try {
             UringExtension u = UringExtension.get(strict.system());
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
-            fault(strict, u, 0, "first");
+            fault(u, 0, "first");
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(), "restarted once: still serving");
 
-            fault(strict, u, 0, "second");
+            fault(u, 0, "second");
             long before = System.nanoTime();
             u.ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             StatusReply<Done> refused = nop.receiveMessage(Duration.ofSeconds(5));
@@ -142,7 +138,7 @@ class RingRestartAndShutdownTest {
     }
 
     @Test
-    void wakeUpsFromAForeignThreadCostFarFewerEventfdWritesThanMessages() {
+    void wakeUpsFromAForeignThreadCostFarFewerEventfdWritesThanMessages() throws Exception {
         int messages = 100_000;
         TestProbe<Integer> done = testKit.createTestProbe();
         ActorRef<StatusReply<Done>> counter = testKit.spawn(
@@ -155,15 +151,12 @@ class RingRestartAndShutdownTest {
                         return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
                     });
                 }), "counter", uring.dispatcher(0));
-        TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        long wakesBefore = stats.receiveMessage().wakeSignals();
+        long wakesBefore = TestRings.stats(uring, 0).wakeSignals();
         for (int i = 0; i < messages; i++) {
             uring.ring(0).tell(new RingProtocol.Nop(counter));
         }
         assertEquals(messages, done.receiveMessage(Duration.ofSeconds(60)));
-        uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-        long wakes = stats.receiveMessage().wakeSignals() - wakesBefore;
+        long wakes = TestRings.stats(uring, 0).wakeSignals() - wakesBefore;
         assertTrue(wakes < messages / 20, "eventfd writes for " + messages + " messages: " + wakes);
     }
 }

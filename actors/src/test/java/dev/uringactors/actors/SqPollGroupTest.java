@@ -36,15 +36,15 @@ class SqPollGroupTest {
     }
 
     @Test
-    void aRestartedRingAttachesThroughAMemberOpenAtThatMomentAndTheOtherKeepsServing() {
+    void aRestartedRingAttachesThroughAMemberOpenAtThatMomentAndTheOtherKeepsServing() throws Exception {
         RingLoop first = uring.loop(0);
         RingLoop second = uring.loop(1);
         int firstFd = first.ringFd();
         assertEquals(-1, first.attachedTo(), "the first ring creates the SQ thread");
         assertEquals(firstFd, second.attachedTo(), "the second attaches through the first");
 
-        int generation = fault(kit, uring, 0, "injected");
-        awaitGeneration(kit, uring, 0, generation + 1);
+        int generation = fault(uring, 0, "injected");
+        awaitGeneration(uring, 0, generation + 1);
 
         // The first ring's old fd was closed before it opened again: the number may well be its own again now.
         assertEquals(second.ringFd(), first.attachedTo(), "attached through the member that stayed open");

@@ -28,26 +28,29 @@ final class TestRings {
         assertInstanceOf(type, e.getCause(), e.toString());
     }
 
+    /** Ring {@code ring}'s counters, within 10 s. */
+    static RingLoopStats stats(UringExtension uring, int ring) throws Exception {
+        return get(uring.stats(ring));
+    }
+
     /** Which ring is open at index {@code ring} now (1 for the first, one more per restart). */
-    static int generation(ActorTestKit kit, UringExtension uring, int ring) {
-        TestProbe<RingLoopStats> stats = kit.createTestProbe();
-        uring.ring(ring).tell(new RingProtocol.GetStats(stats.getRef()));
-        return stats.receiveMessage(Duration.ofSeconds(5)).generation();
+    static int generation(UringExtension uring, int ring) throws Exception {
+        return stats(uring, ring).generation();
     }
 
     /** Reports a fault of ring {@code ring} that names the ring open there now; returns its generation. */
-    static int fault(ActorTestKit kit, UringExtension uring, int ring, String message) {
-        int generation = generation(kit, uring, ring);
-        uring.ring(ring).tell(new RingProtocol.RingFault(new IllegalStateException(message), generation));
+    static int fault(UringExtension uring, int ring, String message) throws Exception {
+        int generation = generation(uring, ring);
+        uring.supervisor(ring).tell(new RingSupervisor.Fault(new IllegalStateException(message), generation));
         return generation;
     }
 
     /** Waits up to 10 s until ring {@code ring} has been opened anew as {@code generation}. */
-    static void awaitGeneration(ActorTestKit kit, UringExtension uring, int ring, int generation) {
+    static void awaitGeneration(UringExtension uring, int ring, int generation) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int now;
         do {
-            now = generation(kit, uring, ring);
+            now = generation(uring, ring);
         } while (now < generation && System.nanoTime() < deadline);
         assertEquals(generation, now, "ring " + ring + " opened anew");
     }

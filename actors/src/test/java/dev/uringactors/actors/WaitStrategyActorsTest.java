@@ -20,23 +20,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(RequiresIoUring.class)
 class WaitStrategyActorsTest {
     /** Runs {@code requests} NOP round trips, one every {@code gapNanos}; returns the ring thread's CPU time. */
-    private static long lightLoad(String strategy, int requests, long gapNanos) {
+    private static long lightLoad(String strategy, int requests, long gapNanos) throws Exception {
         ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, wait-strategy = " + strategy + " }").withFallback(ConfigFactory.load()));
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             TestProbe<StatusReply<Done>> probe = testKit.createTestProbe();
-            TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            RingLoopStats before = stats.receiveMessage();
+            RingLoopStats before = TestRings.stats(uring, 0);
             assertEquals(strategy, before.waitStrategy());
             for (int i = 0; i < requests; i++) {
                 uring.ring(0).tell(new RingProtocol.Nop(probe.getRef()));
                 assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());
                 LockSupport.parkNanos(gapNanos);
             }
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            return stats.receiveMessage().cpuTimeNanos() - before.cpuTimeNanos();
+            return TestRings.stats(uring, 0).cpuTimeNanos() - before.cpuTimeNanos();
         } finally {
             testKit.shutdownTestKit();
         }
@@ -44,12 +41,12 @@ class WaitStrategyActorsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"interrupt", "classic", "hybrid"})
-    void eachStrategyServesRequests(String strategy) {
+    void eachStrategyServesRequests(String strategy) throws Exception {
         assertTrue(lightLoad(strategy, 200, 0) > 0);
     }
 
     @Test
-    void underLightLoadHybridUsesFarLessRingThreadCpuThanClassic() {
+    void underLightLoadHybridUsesFarLessRingThreadCpuThanClassic() throws Exception {
         long classic = lightLoad("classic", 300, 2_000_000);
         long hybrid = lightLoad("hybrid", 300, 2_000_000);
         assertTrue(hybrid < classic / 2, "ring-thread CPU: hybrid " + hybrid / 1_000_000 + " ms, classic "
@@ -76,12 +73,9 @@ class WaitStrategyActorsTest {
                 handler.expectMessageClass(TcpProtocol.Connected.class).connection()
                         .tell(new TcpProtocol.Register(handler.getRef()));
             }
-            TestProbe<RingLoopStats> stats = testKit.createTestProbe();
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            RingLoopStats before = stats.receiveMessage();
-            stats.expectNoMessage(Duration.ofSeconds(1)); // the connections stay idle for a second
-            uring.ring(0).tell(new RingProtocol.GetStats(stats.getRef()));
-            RingLoopStats after = stats.receiveMessage();
+            RingLoopStats before = TestRings.stats(uring, 0);
+            Thread.sleep(1000); // the window measured: the connections stay idle for a second
+            RingLoopStats after = TestRings.stats(uring, 0);
             assertTrue(after.requestsInFlight() > 100, "the receives are in flight: " + after.requestsInFlight());
             long cpu = after.cpuTimeNanos() - before.cpuTimeNanos();
             assertTrue(cpu < 100_000_000, "ring thread CPU over an idle second: " + cpu / 1_000_000 + " ms");

@@ -35,8 +35,7 @@ final class BenchSystem implements AutoCloseable {
     }
 
     RingLoopStats stats() throws Exception {
-        return AskPattern.<RingProtocol.Command, RingLoopStats>ask(uring.ring(0), RingProtocol.GetStats::new,
-                Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return uring.stats(0).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
     /** Rate of {@code counter} over {@code seconds}, after {@code warmupSeconds}. */

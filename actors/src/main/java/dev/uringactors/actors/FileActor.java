@@ -3,13 +3,11 @@ package dev.uringactors.actors;
 import dev.uringactors.actors.RingProtocol.Close;
 import dev.uringactors.actors.RingProtocol.Command;
 import dev.uringactors.actors.RingProtocol.Fsync;
-import dev.uringactors.actors.RingProtocol.GetStats;
 import dev.uringactors.actors.RingProtocol.Nop;
 import dev.uringactors.actors.RingProtocol.Open;
 import dev.uringactors.actors.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.RingProtocol.Read;
 import dev.uringactors.actors.RingProtocol.ReadBatch;
-import dev.uringactors.actors.RingProtocol.RingFault;
 import dev.uringactors.actors.RingProtocol.Stat;
 import dev.uringactors.actors.RingProtocol.Write;
 import dev.uringactors.ring.OpFlags;
@@ -18,78 +16,46 @@ import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PreRestart;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
- * The single issuer of one ring, running on that ring's loop thread: it turns requests into ring ops and the
- * issuer answers each when its completion arrives. When the ring fails, supervision restarts the actor; before
- * the restart every request in flight is answered with a {@link RingFailedException}, the ring is drained and
- * closed, and a new ring takes its place. After more than {@code maxRestarts} failures within {@code within}
- * the ring stays closed, and the actor answers every request at once with a failure, so that no ask waits
- * for a ring that is gone.
+ * The file protocol of one ring, running on that ring's loop thread: it checks each request, turns it into a
+ * ring op, and the issuer answers it when its completion arrives. Requests in flight when the ring fails are
+ * answered with a {@link RingFailedException} by the issuer; once the ring stays closed, every request is
+ * refused at once with that failure (and a close still closes the fd). The ring's lifecycle is the
+ * {@link RingSupervisor}'s: this actor only hears of it, to forget the files of a registered table that went
+ * with its ring.
  */
-final class RingActor {
+final class FileActor {
     private final RingLoop loop;
     private final RingIssuer issuer;
-    private final Duration drainTimeout;
-    private final RestartBudget restarts;
-    private Throwable lastFault;
 
-    private RingActor(RingLoop loop, ActorRef<Command> self, Duration drainTimeout, RestartBudget restarts) {
+    /** Forgets the ring's registered files when its table goes: at a restart, and when it closes. */
+    private final Consumer<RingEvent> forgetTable;
+
+    private FileActor(RingLoop loop) {
         this.loop = loop;
         this.issuer = loop.issuer();
-        this.drainTimeout = drainTimeout;
-        this.restarts = restarts;
-        issuer.onFault(cause -> self.tell(new RingFault(cause, issuer.generation())));
+        this.forgetTable = event -> loop.openFiles().forgetRegistered(loop.index());
     }
 
-    static Behavior<Command> create(RingLoop loop, Duration drainTimeout, int maxRestarts, Duration within) {
-        RestartBudget restarts = new RestartBudget(maxRestarts, within);
-        return Behaviors.supervise(Behaviors.<Command>setup(ctx -> restarts.exhausted()
-                        ? gaveUp(loop, restarts)
-                        : new RingActor(loop, ctx.getSelf(), drainTimeout, restarts).behavior()))
-                .onFailure(SupervisorStrategy.restart());
-    }
-
-    /** The ring failed too often and stays closed: every request is answered with a failure at once. */
-    private static Behavior<Command> gaveUp(RingLoop loop, RestartBudget restarts) {
-        RingFailedException gone = new RingFailedException(loop.index(), new IllegalStateException(
-                "it failed more than " + restarts + " and stays closed"));
-        return Behaviors.receive(Command.class)
-                .onMessage(Nop.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Open.class, m -> reject(m.replyTo(), gone))
-                .onMessage(OpenBeneath.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Read.class, m -> reject(m.replyTo(), gone))
-                .onMessage(ReadBatch.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Write.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Fsync.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Stat.class, m -> reject(m.replyTo(), gone))
-                .onMessage(Close.class, m -> { // the fd is closed all the same
-                    if (!loop.openFiles().closing(m.file())) {
-                        return reject(m.replyTo(), new ClosedChannelException());
-                    }
-                    new RingOps.CloseFile(m.file(), m.replyTo()).refuse(gone);
-                    return Behaviors.same();
-                })
-                .onMessage(GetStats.class, m -> {
-                    m.replyTo().tell(loop.stats());
-                    return Behaviors.same();
-                })
-                .build();
+    /** Spawn it on {@code loop}'s dispatcher. */
+    static Behavior<Command> create(RingLoop loop) {
+        return Behaviors.setup(ctx -> new FileActor(loop).behavior());
     }
 
     private Behavior<Command> behavior() {
+        loop.subscribe(forgetTable);
         return Behaviors.receive(Command.class)
                 .onMessage(Nop.class, m -> issue(new RingOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
@@ -100,25 +66,8 @@ final class RingActor {
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new RingOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
                 .onMessage(Close.class, this::close)
-                .onMessage(GetStats.class, m -> {
-                    m.replyTo().tell(loop.stats());
-                    return Behaviors.same();
-                })
-                .onMessage(RingFault.class, m -> {
-                    if (m.generation() != issuer.generation()) {
-                        return Behaviors.same(); // about a ring that was replaced already
-                    }
-                    lastFault = m.cause();
-                    throw new RingFailedException(loop.index(), m.cause());
-                })
-                .onSignal(PreRestart.class, s -> {
-                    RingFailedException failure = new RingFailedException(loop.index(), lastFault);
-                    if (restarts.spend()) {
-                        issuer.restart(failure, drainTimeout);
-                    } else {
-                        issuer.close(failure, drainTimeout); // the next incarnation answers with failures
-                    }
-                    loop.openFiles().forgetRegistered(loop.index()); // the old ring's table went with it
+                .onSignal(PostStop.class, s -> {
+                    loop.unsubscribe(forgetTable);
                     return Behaviors.same();
                 })
                 .build();
