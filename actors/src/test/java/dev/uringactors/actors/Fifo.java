@@ -4,11 +4,11 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** A named pipe for tests: reads of it stay in flight until something is written. */
-final class Fifo {
+public final class Fifo {
     private Fifo() {
     }
 
-    static Path create(Path dir, String name) throws Exception {
+    public static Path create(Path dir, String name) throws Exception {
         Path fifo = dir.resolve(name);
         Process p = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
         if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -1,6 +1,8 @@
 package dev.uringactors.actors;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -9,11 +11,11 @@ import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,7 +45,7 @@ class RingMBeansTest {
             long before = (Long) SERVER.getAttribute(ring0, "Completions");
             TestProbe<StatusReply<Done>> probe = kit.createTestProbe();
             for (int i = 0; i < 100; i++) {
-                uring.ring(0).tell(new RingProtocol.Nop(probe.getRef()));
+                UringFiles.get(kit.system()).ring(0).tell(new RingProtocol.Nop(probe.getRef()));
             }
             for (int i = 0; i < 100; i++) {
                 assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());

@@ -1,7 +1,7 @@
 package dev.uringactors.bench;
 
-import dev.uringactors.actors.TcpProtocol;
-import dev.uringactors.actors.UringTcp;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.UringTcp;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
 import dev.uringactors.ring.Errno;

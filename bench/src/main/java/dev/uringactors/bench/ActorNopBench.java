@@ -1,11 +1,10 @@
 package dev.uringactors.bench;
 
 import dev.uringactors.actors.RingLoopStats;
-import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.file.RingProtocol;
 import org.apache.pekko.Done;
 
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * NOP requests from an actor on the ring's own thread, each answered as a message that triggers the next:
@@ -20,7 +19,7 @@ final class ActorNopBench {
         int depth = args.intValue("depth", 32);
         Tally tally = new Tally();
         try (BenchSystem bench = new BenchSystem("wait-strategy = " + args.string("wait", "interrupt"))) {
-            bench.spawnOnRing(LoadActor.<Done>create(bench.uring.ring(0), RingProtocol.Nop::new, depth, tally),
+            bench.spawnOnRing(LoadActor.<Done>create(bench.files.ring(0), RingProtocol.Nop::new, depth, tally),
                     "nop-load");
             RingLoopStats before = bench.stats();
             double rate = BenchSystem.rate(tally::completed, 2, seconds);

@@ -2,14 +2,12 @@ package dev.uringactors.bench;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingLoopStats;
-import dev.uringactors.actors.RingProtocol;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.file.UringFiles;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -17,6 +15,7 @@ import java.util.function.LongSupplier;
 final class BenchSystem implements AutoCloseable {
     final ActorSystem<Void> system;
     final UringExtension uring;
+    final UringFiles files;
 
     /** {@code uringSettings} is HOCON inside {@code uring { }}; one ring unless it says otherwise. */
     BenchSystem(String uringSettings) {
@@ -24,6 +23,7 @@ final class BenchSystem implements AutoCloseable {
                 "uring { rings = 1\n" + uringSettings + " }\npekko.loglevel = WARNING")
                 .withFallback(ConfigFactory.load()));
         uring = UringExtension.get(system);
+        files = UringFiles.get(system);
     }
 
     <T> void spawnOnRing(int ring, Behavior<T> behavior, String name) {

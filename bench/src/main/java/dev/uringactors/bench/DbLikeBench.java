@@ -1,8 +1,8 @@
 package dev.uringactors.bench;
 
-import dev.uringactors.actors.FileHandle;
-import dev.uringactors.actors.UringFiles;
-import dev.uringactors.actors.UringOpenOption;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.file.UringOpenOption;
 
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;

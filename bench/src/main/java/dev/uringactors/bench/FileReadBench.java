@@ -1,10 +1,10 @@
 package dev.uringactors.bench;
 
 import com.sun.nio.file.ExtendedOpenOption;
-import dev.uringactors.actors.FileHandle;
-import dev.uringactors.actors.RingProtocol;
-import dev.uringactors.actors.UringFiles;
-import dev.uringactors.actors.UringOpenOption;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.file.UringOpenOption;
 import org.apache.pekko.util.ByteString;
 
 import java.io.IOException;
@@ -148,11 +148,11 @@ final class FileReadBench {
             FileHandle onRing = handle.onRing(ring);
             int depth = qd / n + (ring < qd % n ? 1 : 0);
             if (batch > 1) {
-                bench.spawnOnRing(ring, LoadActor.<List<ByteString>>create(bench.uring.ring(ring),
+                bench.spawnOnRing(ring, LoadActor.<List<ByteString>>create(bench.files.ring(ring),
                         replyTo -> new RingProtocol.ReadBatch(onRing, randomOffsets(blocks, batch), BLOCK, replyTo),
                         Math.max(1, depth / batch), tally, batch), "read-load");
             } else {
-                bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.uring.ring(ring),
+                bench.spawnOnRing(ring, LoadActor.<ByteString>create(bench.files.ring(ring),
                         replyTo -> new RingProtocol.Read(onRing, randomOffset(blocks), BLOCK, replyTo),
                         depth, tally), "read-load");
             }

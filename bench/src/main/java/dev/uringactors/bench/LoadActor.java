@@ -1,6 +1,6 @@
 package dev.uringactors.bench;
 
-import dev.uringactors.actors.RingProtocol;
+import dev.uringactors.actors.file.RingProtocol;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;

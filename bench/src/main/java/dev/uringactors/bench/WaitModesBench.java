@@ -1,10 +1,10 @@
 package dev.uringactors.bench;
 
-import dev.uringactors.actors.FileHandle;
 import dev.uringactors.actors.RingLoopStats;
-import dev.uringactors.actors.RingProtocol;
-import dev.uringactors.actors.UringFiles;
-import dev.uringactors.actors.UringOpenOption;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.file.UringOpenOption;
 import org.apache.pekko.util.ByteString;
 
 import java.nio.file.Path;
@@ -63,7 +63,7 @@ final class WaitModesBench {
                     .open(file, StandardOpenOption.READ, UringOpenOption.DIRECT).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             Tally tally = new Tally();
-            bench.spawnOnRing(LoadActor.<ByteString>create(bench.uring.ring(0), replyTo -> new RingProtocol.Read(
+            bench.spawnOnRing(LoadActor.<ByteString>create(bench.files.ring(0), replyTo -> new RingProtocol.Read(
                     handle, ThreadLocalRandom.current().nextLong(blocks) * BLOCK, BLOCK, replyTo), qd, tally), "read-load");
             Thread.sleep(2000);
             RingLoopStats before = bench.stats();

@@ -1,8 +1,9 @@
 package dev.uringactors.micrometer;
 
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.RingProtocol;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.RequiresIoUring;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.pekko.Done;
@@ -34,7 +35,7 @@ class UringMeterBinderTest {
 
             TestProbe<StatusReply<Done>> probe = kit.createTestProbe();
             for (int i = 0; i < 500; i++) {
-                uring.ring(1).tell(new RingProtocol.Nop(probe.getRef()));
+                UringFiles.get(kit.system()).ring(1).tell(new RingProtocol.Nop(probe.getRef()));
             }
             for (int i = 0; i < 500; i++) {
                 assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());
@@ -66,7 +67,7 @@ class UringMeterBinderTest {
             double share = 0;
             while (!(share > 0) && System.nanoTime() < deadline) {
                 for (int i = 0; i < 2000; i++) {
-                    uring.ring(i % 2).tell(new RingProtocol.Nop(probe.getRef()));
+                    UringFiles.get(kit.system()).ring(i % 2).tell(new RingProtocol.Nop(probe.getRef()));
                 }
                 for (int i = 0; i < 2000; i++) {
                     probe.receiveMessage(Duration.ofSeconds(5));

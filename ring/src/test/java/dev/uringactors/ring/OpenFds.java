@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** This process's open file descriptors, from /proc/self/fd. */
@@ -31,10 +32,23 @@ public final class OpenFds {
     }
 
     private static boolean isSocket(Path fd) {
-        try {
-            return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+        return target(fd).startsWith("socket:");
+    }
+
+    /** Every open fd with what it is, for a failure message: which one was left open says why. */
+    public static String describe() {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.map(fd -> fd.getFileName() + " -> " + target(fd)).sorted().collect(Collectors.joining(", "));
         } catch (IOException e) {
-            return false; // closed between the listing and the look
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String target(Path fd) {
+        try {
+            return Files.readSymbolicLink(fd).toString();
+        } catch (IOException e) {
+            return ""; // closed between the listing and the look
         }
     }
 

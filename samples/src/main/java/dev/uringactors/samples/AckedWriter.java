@@ -1,13 +1,13 @@
 package dev.uringactors.samples;
 
-import dev.uringactors.actors.TcpProtocol.Ack;
-import dev.uringactors.actors.TcpProtocol.CloseCommand;
-import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
-import dev.uringactors.actors.TcpProtocol.ReadControl;
-import dev.uringactors.actors.TcpProtocol.Write;
-import dev.uringactors.actors.TcpProtocol.WriteCommand;
-import dev.uringactors.actors.TcpProtocol.WriteFile;
-import dev.uringactors.actors.FileHandle;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.tcp.TcpProtocol.Ack;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
+import dev.uringactors.actors.tcp.TcpProtocol.Write;
+import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 

@@ -1,14 +1,14 @@
 package dev.uringactors.samples;
 
-import dev.uringactors.actors.TcpProtocol.Ack;
-import dev.uringactors.actors.TcpProtocol.CloseCommand;
-import dev.uringactors.actors.TcpProtocol.CommandFailed;
-import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
-import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
-import dev.uringactors.actors.TcpProtocol.Event;
-import dev.uringactors.actors.TcpProtocol.PeerClosed;
-import dev.uringactors.actors.TcpProtocol.Received;
-import dev.uringactors.actors.TcpProtocol.Register;
+import dev.uringactors.actors.tcp.TcpProtocol.Ack;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.Received;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;

@@ -1,21 +1,20 @@
 package dev.uringactors.samples;
 
 import com.typesafe.config.Config;
-import dev.uringactors.actors.FileHandle;
-import dev.uringactors.actors.FileStat;
-import dev.uringactors.actors.RingProtocol;
-import dev.uringactors.actors.TcpProtocol.Ack;
-import dev.uringactors.actors.TcpProtocol.CloseCommand;
-import dev.uringactors.actors.TcpProtocol.CommandFailed;
-import dev.uringactors.actors.TcpProtocol.Connected;
-import dev.uringactors.actors.TcpProtocol.ConnectionClosed;
-import dev.uringactors.actors.TcpProtocol.ConnectionCommand;
-import dev.uringactors.actors.TcpProtocol.Event;
-import dev.uringactors.actors.TcpProtocol.PeerClosed;
-import dev.uringactors.actors.TcpProtocol.Received;
-import dev.uringactors.actors.TcpProtocol.Register;
-import dev.uringactors.actors.UringExtension;
-import dev.uringactors.actors.UringFiles;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.tcp.TcpProtocol.Ack;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.Connected;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.PeerClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.Received;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -137,7 +136,7 @@ final class FileServer {
             this.connection = connected.connection();
             this.root = root;
             // The handler runs on the connection's ring (TcpServer spawns it there): file requests go to that ring.
-            this.ring = UringExtension.get(ctx.getSystem()).ring(connected.ring());
+            this.ring = UringFiles.get(ctx.getSystem()).ring(connected.ring());
             this.openReplies = ctx.getSelf().narrow(); // the ring's answers come straight to this actor
             this.parser = HttpServer.parser(config.getConfig("samples.http"));
             this.headTimeout = config.getDuration("samples.http.head-timeout");

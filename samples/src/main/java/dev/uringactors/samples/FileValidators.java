@@ -1,6 +1,6 @@
 package dev.uringactors.samples;
 
-import dev.uringactors.actors.FileStat;
+import dev.uringactors.actors.file.FileStat;
 
 import java.time.Instant;
 import java.time.LocalDateTime;

@@ -3,8 +3,8 @@ package dev.uringactors.samples;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.TcpProtocol;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Probe;
 import dev.uringactors.ring.Ring;
@@ -25,8 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line

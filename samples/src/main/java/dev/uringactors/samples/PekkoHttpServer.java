@@ -1,8 +1,8 @@
 package dev.uringactors.samples;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.uringactors.actors.TcpProtocol;
 import dev.uringactors.actors.stream.UringFileIO;
+import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.http.UringHttp;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;

@@ -1,14 +1,14 @@
 package dev.uringactors.samples;
 
-import dev.uringactors.actors.TcpProtocol.Bind;
-import dev.uringactors.actors.TcpProtocol.Bound;
-import dev.uringactors.actors.TcpProtocol.CommandFailed;
-import dev.uringactors.actors.TcpProtocol.Connected;
-import dev.uringactors.actors.TcpProtocol.Event;
-import dev.uringactors.actors.UringExtension;
-import dev.uringactors.actors.TcpSocketOptions;
-import dev.uringactors.actors.UringTcp;
 import com.typesafe.config.Config;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Bound;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.Connected;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpSocketOptions;
+import dev.uringactors.actors.tcp.UringTcp;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;

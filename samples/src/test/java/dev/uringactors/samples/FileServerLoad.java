@@ -290,7 +290,7 @@ abstract class FileServerLoad {
     /** Every socket, file and pipe of the test closed (the count may end lower: a test before left one late). */
     private static void assertFdsBackTo(long before) {
         long now = OpenFds.awaitAtMost(before, OpenFds::all);
-        assertTrue(now <= before, now + " fds open, " + before + " before");
+        assertTrue(now <= before, () -> now + " fds open, " + before + " before: " + OpenFds.describe());
     }
 
     @Test

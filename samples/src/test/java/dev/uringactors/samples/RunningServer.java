@@ -1,7 +1,7 @@
 package dev.uringactors.samples;
 
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.Behavior;
 

@@ -1,7 +1,7 @@
 package dev.uringactors.actors.stream;
 
-import dev.uringactors.actors.FileHandle;
-import dev.uringactors.actors.UringFiles;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;

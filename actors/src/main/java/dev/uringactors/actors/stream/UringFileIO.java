@@ -16,7 +16,7 @@ import java.util.concurrent.CompletionStage;
  * Pekko Streams sources and sinks of files through io_uring, shaped like Pekko's {@code FileIO}: switching is
  * an import change. The materialized {@link IOResult} counts the bytes; a failed stream fails it with
  * {@code IOOperationIncompleteException}, as {@code FileIO} does. Data is copied once between native memory
- * and each {@code ByteString} (see {@code RingOps} for why).
+ * and each {@code ByteString} (see {@code FileOps} for why).
  */
 public final class UringFileIO {
     /** As FileIO: 8 KiB chunks. */

@@ -3,7 +3,6 @@ package dev.uringactors.actors.stream;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.UringExtension;
-import dev.uringactors.actors.UringTcp;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.javadsl.Adapter;

@@ -1,7 +1,6 @@
 package dev.uringactors.actors.stream;
 
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.UringTcp;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;

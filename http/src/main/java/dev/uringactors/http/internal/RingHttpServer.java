@@ -1,7 +1,7 @@
 package dev.uringactors.http.internal;
 
 import dev.uringactors.actors.UringExtension;
-import dev.uringactors.actors.UringTcp;
+import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;

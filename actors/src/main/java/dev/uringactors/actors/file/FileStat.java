@@ -1,0 +1,39 @@
+package dev.uringactors.actors.file;
+
+import dev.uringactors.ring.Statx;
+
+import java.nio.ByteBuffer;
+import java.time.Instant;
+
+/** What STATX said of a file. */
+public record FileStat(long size, int mode, Instant lastModified, int blockSize) {
+    private static final int S_IFMT = 0170000;
+
+    /**
+     * statx(2) of an open file or directory, called directly on the calling thread: the inode of an open file is
+     * in memory, so the call is cheap and does not block, while the ring's STATX would go through a kernel worker
+     * thread ({@link Statx}). Throws a {@code UringException} (EBADF for a closed file).
+     */
+    public static FileStat of(FileHandle file) {
+        if (file.registered()) {
+            throw new IllegalArgumentException(file.path() + " is a registered file: it has no descriptor to stat");
+        }
+        return from(Statx.ofOpenFile(file.fd(), file.path().toString()));
+    }
+
+    /** Reads a little-endian {@code struct statx}: stx_blksize @4, stx_mode @28 (u16), stx_size @40, stx_mtime @112. */
+    public static FileStat from(ByteBuffer statx) {
+        Instant modified = Instant.ofEpochSecond(statx.getLong(112), statx.getInt(120));
+        return new FileStat(statx.getLong(40), statx.getShort(28) & 0xffff, modified, statx.getInt(4));
+    }
+
+    /** Whether the file is a directory. */
+    public boolean isDirectory() {
+        return (mode & S_IFMT) == 0040000;
+    }
+
+    /** Whether the file is a regular file. */
+    public boolean isRegularFile() {
+        return (mode & S_IFMT) == 0100000;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.uringactors.actors.file;
+
+import dev.uringactors.actors.RingFailedException;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The messages a ring's file actor ({@link UringFiles#ring(int)}) takes. Each request is answered exactly once on
+ * its {@code replyTo}: {@code StatusReply.success} with the result, or {@code StatusReply.error} with a
+ * {@link dev.uringactors.ring.UringException} (errno, op, path, hint), an {@link IllegalArgumentException} for a
+ * bad request, or a {@link RingFailedException} when the ring failed. Use {@code AskPattern.askWithStatus} to
+ * get the result or the exception.
+ */
+public final class RingProtocol {
+    private RingProtocol() {
+    }
+
+    /** What a ring actor takes. */
+    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close {
+    }
+
+    /** Does nothing through the ring: measures it. */
+    public record Nop(ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+
+    /** Opens a file (READ when no option says otherwise; {@link UringOpenOption#DIRECT} for O_DIRECT). */
+    public record Open(Path path, Set<? extends OpenOption> options, ActorRef<StatusReply<FileHandle>> replyTo)
+            implements Command {
+    }
+
+    /**
+     * Opens {@code path} relative to the open directory {@code directory}, and only if it lies beneath it: the
+     * kernel fails the lookup (EXDEV) when any step of it, a {@code ..}, an absolute path or a symlink, would
+     * leave the directory (openat2 with RESOLVE_BENEATH, 5.6). The way to open a file named by a client.
+     */
+    public record OpenBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options,
+                              ActorRef<StatusReply<FileHandle>> replyTo) implements Command {
+    }
+
+    /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */
+    public record Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo)
+            implements Command {
+    }
+
+    /**
+     * Reads up to {@code length} bytes at each of {@code positions}, all in one message (one SQE each, submitted
+     * together); answers once, with the results in the order of the positions, or with the first failure. Do not
+     * change the array after sending it.
+     */
+    public record ReadBatch(FileHandle file, long[] positions, int length,
+                            ActorRef<StatusReply<List<ByteString>>> replyTo) implements Command {
+    }
+
+    /** Writes all of {@code data} at {@code position}; answers with the byte count. */
+    public record Write(FileHandle file, long position, ByteString data, ActorRef<StatusReply<Integer>> replyTo)
+            implements Command {
+    }
+
+    /** fsync(2), or fdatasync(2) when {@code dataOnly}. */
+    public record Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+
+    /** STATX of a path; for a file already open, {@link FileStat#of(FileHandle)} answers at once. */
+    public record Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
+    }
+
+    /** Closes a file; once its requests have completed, the fd is closed with CLOSE. */
+    public record Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) implements Command {
+    }
+}

@@ -1,0 +1,105 @@
+package dev.uringactors.actors.file;
+
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.file.RingProtocol.Command;
+import dev.uringactors.actors.internal.file.FileRings;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * Files through io_uring for code that is not an actor: each call asks a ring actor and completes with the
+ * result or fails with the typed error. A file's requests go to the ring it was opened on.
+ */
+public final class UringFiles {
+    private final UringExtension uring;
+    private final FileRings files;
+    private final Scheduler scheduler;
+    private final Duration timeout;
+
+    private UringFiles(UringExtension uring, FileRings files, Scheduler scheduler) {
+        this.uring = uring;
+        this.files = files;
+        this.scheduler = scheduler;
+        this.timeout = uring.settings().requestTimeout();
+    }
+
+    /** The file API of a system's rings. */
+    public static UringFiles get(ActorSystem<?> system) {
+        return new UringFiles(UringExtension.get(system), FileRings.get(system), system.scheduler());
+    }
+
+    /**
+     * Ring {@code i}'s file actor, for actors: send it {@link RingProtocol} requests. An actor spawned on that
+     * ring ({@code UringExtension.dispatcher(i)}) gets its answers with no thread hop.
+     */
+    public ActorRef<Command> ring(int i) {
+        return files.actor(i);
+    }
+
+    /** Opens {@code path} on the next ring in turn (READ when no option says otherwise). */
+    public CompletionStage<FileHandle> open(Path path, OpenOption... options) {
+        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
+        return ask(uring.nextRing(), replyTo -> new RingProtocol.Open(path, set, replyTo));
+    }
+
+    /**
+     * Opens {@code path} relative to the open directory {@code directory}, on that directory's ring, and only if
+     * it lies beneath it ({@link RingProtocol.OpenBeneath}): an escape fails with a {@code UringException} (EXDEV).
+     */
+    public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, OpenOption... options) {
+        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
+        return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, set, replyTo));
+    }
+
+    /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
+    public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+    }
+
+    /**
+     * Reads up to {@code length} bytes at each of {@code positions} in one request: the reads go to the ring
+     * together; completes with the results in the order of the positions, or with the first failure.
+     */
+    public CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length) {
+        long[] copy = positions.clone(); // the message must not change once sent
+        return ask(file.ring(), replyTo -> new RingProtocol.ReadBatch(file, copy, length, replyTo));
+    }
+
+    /** Writes all of {@code data}; completes with the byte count. */
+    public CompletionStage<Integer> write(FileHandle file, long position, ByteString data) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Write(file, position, data, replyTo));
+    }
+
+    /** Flushes the file's data and metadata to the device. */
+    public CompletionStage<Done> fsync(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Fsync(file, false, replyTo));
+    }
+
+    /** The metadata of the file at {@code path}. */
+    public CompletionStage<FileStat> stat(Path path) {
+        return ask(uring.nextRing(), replyTo -> new RingProtocol.Stat(path, replyTo));
+    }
+
+    /** Closes the file once its requests have completed. */
+    public CompletionStage<Done> close(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
+    }
+
+    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
+        return AskPattern.askWithStatus(files.actor(ring), request::apply, timeout, scheduler);
+    }
+}

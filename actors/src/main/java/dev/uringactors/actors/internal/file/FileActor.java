@@ -1,0 +1,191 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.RingFailedException;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.RingProtocol.Close;
+import dev.uringactors.actors.file.RingProtocol.Command;
+import dev.uringactors.actors.file.RingProtocol.Fsync;
+import dev.uringactors.actors.file.RingProtocol.Nop;
+import dev.uringactors.actors.file.RingProtocol.Open;
+import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
+import dev.uringactors.actors.file.RingProtocol.Read;
+import dev.uringactors.actors.file.RingProtocol.ReadBatch;
+import dev.uringactors.actors.file.RingProtocol.Stat;
+import dev.uringactors.actors.file.RingProtocol.Write;
+import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.actors.internal.issue.RingIssuer;
+import dev.uringactors.actors.internal.issue.RingOp;
+import dev.uringactors.actors.internal.loop.RingEvent;
+import dev.uringactors.actors.internal.loop.RingLoop;
+import dev.uringactors.actors.internal.loop.RingSupervisor;
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.pattern.StatusReply;
+
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The file protocol of one ring, running on that ring's loop thread: it checks each request, turns it into a
+ * ring op, and the issuer answers it when its completion arrives. Requests in flight when the ring fails are
+ * answered with a {@link RingFailedException} by the issuer; once the ring stays closed, every request is
+ * refused at once with that failure (and a close still closes the fd). The ring's lifecycle is the
+ * {@link RingSupervisor}'s: this actor only hears of it, to forget the files of a registered table that went
+ * with its ring.
+ */
+final class FileActor {
+    private final RingLoop loop;
+    private final RingIssuer issuer;
+    private final OpenFiles openFiles;
+    private final DirectIoRouter directFiles;
+
+    /** Forgets the ring's registered files when its table goes: at a restart, and when it closes. */
+    private final Consumer<RingEvent> forgetTable;
+
+    private FileActor(RingLoop loop, OpenFiles openFiles) {
+        this.loop = loop;
+        this.issuer = loop.issuer();
+        this.openFiles = openFiles;
+        UringSettings settings = loop.settings();
+        this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback());
+        this.forgetTable = event -> openFiles.forgetRegistered(loop.index());
+    }
+
+    /** Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files. */
+    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles) {
+        return Behaviors.setup(ctx -> new FileActor(loop, openFiles).behavior());
+    }
+
+    private Behavior<Command> behavior() {
+        loop.subscribe(forgetTable);
+        return Behaviors.receive(Command.class)
+                .onMessage(Nop.class, m -> issue(new FileOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
+                .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
+                .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
+                .onMessage(Read.class, this::read)
+                .onMessage(ReadBatch.class, this::readBatch)
+                .onMessage(Write.class, this::write)
+                .onMessage(Fsync.class, this::fsync)
+                .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
+                .onMessage(Close.class, this::close)
+                .onSignal(PostStop.class, s -> {
+                    loop.unsubscribe(forgetTable);
+                    return Behaviors.same();
+                })
+                .build();
+    }
+
+    private Behavior<Command> issue(RingOp op) {
+        issuer.issue(op);
+        return Behaviors.same();
+    }
+
+    /** Opens {@code path}, or with a {@code directory} opens it only beneath that directory. */
+    private Behavior<Command> open(Path path, Set<? extends OpenOption> options,
+                                   ActorRef<StatusReply<FileHandle>> replyTo, FileHandle directory) {
+        if (directory != null && !isOpen(directory)) {
+            return reject(replyTo, new ClosedChannelException());
+        }
+        int flags;
+        boolean direct = options.contains(UringOpenOption.DIRECT);
+        boolean polled;
+        try {
+            flags = UringOpenOption.toFlags(options);
+            polled = direct && directFiles.polled(directory == null ? path : directory.path().resolve(path))
+                    && issuer.hasPolledRing();
+        } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
+            return reject(replyTo, e);
+        }
+        // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
+        boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && !polled;
+        return issue(directory == null
+                ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles,
+                        issuer.buffers(), replyTo)
+                : FileOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),
+                        openFiles, issuer.buffers(), replyTo));
+    }
+
+    /**
+     * Whether {@code file} is still open: a closed handle (or a copy of one) reaches no file, nor does a registered
+     * file's handle on a ring other than its own (whose table has no such entry).
+     */
+    private boolean isOpen(FileHandle file) {
+        return openFiles.isOpen(file);
+    }
+
+    private Behavior<Command> fsync(Fsync m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        FileHandle file = m.file();
+        int flags = file.registered() ? SqeFlags.FIXED_FILE : 0;
+        return issue(new FileOps.DoneOp(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
+                m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0).flags(flags), m.replyTo()));
+    }
+
+    private Behavior<Command> close(Close m) {
+        return openFiles.closing(m.file()) ? issue(new FileOps.CloseFile(m.file(), m.replyTo()))
+                : reject(m.replyTo(), new ClosedChannelException());
+    }
+
+    private Behavior<Command> read(Read m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.length() < 0 || m.length() > issuer.maxIoSize() || m.position() < 0) {
+            return reject(m.replyTo(), new IllegalArgumentException("read of " + m.length() + " bytes at "
+                    + m.position() + ": the length must be 0.." + issuer.maxIoSize()
+                    + " (uring.buffers.max-io-size) and the position not negative"));
+        }
+        return issue(new FileOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
+    }
+
+    private Behavior<Command> readBatch(ReadBatch m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.length() < 0 || m.length() > issuer.maxIoSize() || Arrays.stream(m.positions()).anyMatch(p -> p < 0)) {
+            return reject(m.replyTo(), new IllegalArgumentException("batch of " + m.positions().length
+                    + " reads of " + m.length() + " bytes: the length must be 0.." + issuer.maxIoSize()
+                    + " (uring.buffers.max-io-size) and no position negative"));
+        }
+        if (m.positions().length == 0) {
+            m.replyTo().tell(StatusReply.success(List.of()));
+            return Behaviors.same();
+        }
+        BatchAnswer answer = new BatchAnswer(m.positions().length, m.replyTo());
+        for (int i = 0; i < m.positions().length; i++) {
+            issuer.issue(new FileOps.BatchRead(m.file(), m.positions()[i], m.length(), issuer.buffers(), answer, i));
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<Command> write(Write m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.data().size() > issuer.maxIoSize() || m.position() < 0) {
+            return reject(m.replyTo(), new IllegalArgumentException("write of " + m.data().size() + " bytes at "
+                    + m.position() + ": at most " + issuer.maxIoSize()
+                    + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
+        }
+        return issue(new FileOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()));
+    }
+
+    private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {
+        replyTo.tell(StatusReply.error(e));
+        return Behaviors.same();
+    }
+}

@@ -1,0 +1,384 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.internal.issue.BufferPool;
+import dev.uringactors.actors.internal.issue.FixedBuffers;
+import dev.uringactors.actors.internal.issue.ReplyOp;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.OpenHow;
+import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
+import dev.uringactors.ring.Statx;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
+ * and native memory: a {@code ByteString} is immutable heap data that the GC may move, while the kernel needs
+ * an address that stays put until the completion, so each read or write owns a native buffer for that time.
+ */
+public final class FileOps {
+    private FileOps() {
+    }
+
+    /** An op whose answer is only that it succeeded: NOP, FSYNC, and CLOSE ({@link CloseFile}). */
+    static class DoneOp extends ReplyOp<Done> {
+        private final Opcode opcode;
+        private final String target;
+        private final Prep prep;
+
+        /** {@code target} names what the op works on in error messages, or is null. */
+        DoneOp(Opcode opcode, String target, Prep prep, ActorRef<StatusReply<Done>> replyTo) {
+            super(replyTo);
+            this.opcode = opcode;
+            this.target = target;
+            this.prep = prep;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            prep.prepare(sqe);
+        }
+
+        @Override
+        protected Done result(int res) {
+            return Done.getInstance();
+        }
+
+        @Override
+        protected String target() {
+            return target;
+        }
+    }
+
+    /** CLOSE of a file; where the ring can no longer take it, close(2) runs directly: no fd outlives its handle. */
+    static final class CloseFile extends DoneOp {
+        private final FileHandle file;
+
+        CloseFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
+            super(Opcode.CLOSE, file.path().toString(), sqe -> prepClose(sqe, file), replyTo);
+            this.file = file;
+        }
+
+        private static void prepClose(Sqe sqe, FileHandle file) {
+            if (file.registered()) {
+                sqe.prepCloseDirect(file.fd());
+            } else {
+                sqe.prepClose(file.fd());
+            }
+        }
+
+        /** The ring is closed: a plain fd is closed directly; a registered file went with the ring's table. */
+        @Override
+        protected void refuse(Throwable cause) {
+            complete(file.registered() ? 0 : Sockets.close(file.fd()), 0, 0);
+        }
+    }
+
+    /**
+     * An op that hands the kernel a path: a NUL-terminated copy in a pooled native buffer, followed by the room
+     * the op needs for its arguments or its answer (an {@code open_how}, a {@code struct statx}), all kept until
+     * the final completion.
+     */
+    abstract static class PathOp<T> extends ReplyOp<T> {
+        final Path path;
+        final NativeBuffer buffer;
+        /** Where the room after the path begins: 8-aligned. */
+        final int extra;
+        private final BufferPool pool;
+
+        /** {@code path} names the file in answers and errors; {@code kernelPath} is what the kernel is given. */
+        PathOp(Path path, String kernelPath, int extraBytes, BufferPool pool, ActorRef<StatusReply<T>> replyTo) {
+            super(replyTo);
+            this.path = path;
+            this.pool = pool;
+            byte[] bytes = kernelPath.getBytes(StandardCharsets.UTF_8);
+            this.extra = (bytes.length + 1 + 7) & ~7;
+            this.buffer = pool.acquire(extra + extraBytes);
+            buffer.asByteBuffer().put(0, bytes).put(bytes.length, (byte) 0);
+        }
+
+        long pathAddress() {
+            return buffer.address();
+        }
+
+        long extraAddress() {
+            return buffer.address() + extra;
+        }
+
+        @Override
+        protected String target() {
+            return path.toString();
+        }
+
+        @Override
+        protected void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /**
+     * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
+     * after the path holds the flags and RESOLVE_BENEATH).
+     */
+    static final class Open extends PathOp<FileHandle> {
+        private static final int MODE = 0644;
+        private final int dirfd;
+        private final int flags;
+        private final boolean beneath;
+        private final int ring;
+        private final boolean direct;
+        private final boolean polled;
+        private final boolean registered;
+        private final OpenFiles files;
+
+        private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
+                     boolean polled, boolean registered, int ring, OpenFiles files, BufferPool pool,
+                     ActorRef<StatusReply<FileHandle>> replyTo) {
+            super(path, kernelPath, beneath ? OpenHow.SIZE : 0, pool, replyTo);
+            this.files = files;
+            this.registered = registered;
+            this.dirfd = dirfd;
+            // A direct descriptor has no close-on-exec: the kernel refuses the flag with it (EINVAL).
+            this.flags = registered ? flags & ~OpFlags.O_CLOEXEC : flags;
+            this.beneath = beneath;
+            this.direct = direct;
+            this.polled = polled;
+            this.ring = ring;
+            if (beneath) { // openat2 takes a mode only to create
+                OpenHow.write(buffer, extra, this.flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
+                        OpenHow.RESOLVE_BENEATH | OpenHow.RESOLVE_NO_MAGICLINKS);
+            }
+        }
+
+        /** Opens {@code path}; {@code registered}: into the ring's registered file table. */
+        Open(Path path, int flags, boolean direct, boolean polled, boolean registered, int ring, OpenFiles files,
+             BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, registered, ring, files, pool,
+                    replyTo);
+        }
+
+        /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
+        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled,
+                            boolean registered, int ring, OpenFiles files, BufferPool pool,
+                            ActorRef<StatusReply<FileHandle>> replyTo) {
+            return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
+                    direct, polled, registered, ring, files, pool, replyTo);
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return beneath ? Opcode.OPENAT2 : Opcode.OPENAT;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            if (beneath) {
+                sqe.prepOpenat2(dirfd, pathAddress(), extraAddress());
+            } else {
+                sqe.prepOpenat(dirfd, pathAddress(), flags, MODE);
+            }
+            if (registered) {
+                sqe.fileIndex(OpFlags.FILE_INDEX_ALLOC); // the result is a slot of the ring's table
+            }
+        }
+
+        @Override
+        protected FileHandle result(int fd) {
+            return files.opened(fd, path, direct, polled, ring, registered);
+        }
+
+        @Override
+        protected void drained(int res) {
+            if (res >= 0 && !registered) { // a registered file goes with the ring's table
+                Sockets.close(res);
+            }
+        }
+    }
+
+    /** A read or write of a file through a pooled native buffer, which goes back after the final completion. */
+    /**
+     * A file read or write with a buffer of its own: a registered one where one fits and is free (not for polled
+     * files, whose ring has none), else one from the pool.
+     */
+    abstract static class PooledFileOp<T> extends ReplyOp<T> {
+        final FileHandle file;
+        final long position;
+        final int length;
+        final NativeBuffer buffer;
+        /** The registered buffer's index, or -1 for a pooled one. */
+        final int fixedIndex;
+        private final FixedBuffers fixed;
+        private final BufferPool pool;
+
+        PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
+                     ActorRef<StatusReply<T>> replyTo) {
+            super(replyTo);
+            this.file = file;
+            this.position = position;
+            this.length = length;
+            this.pool = pool;
+            this.fixed = file.polled() ? null : pool.fixed();
+            this.fixedIndex = fixed == null ? -1 : fixed.acquire(length);
+            if (fixedIndex >= 0) {
+                pool.countFixedUse();
+                this.buffer = fixed.buffer(fixedIndex);
+            } else {
+                this.buffer = pool.acquire(length);
+            }
+        }
+
+        @Override
+        protected boolean polled() {
+            return file.polled();
+        }
+
+        /** A registered file is named by its slot: FIXED_FILE. */
+        void fileFlags(Sqe sqe) {
+            if (file.registered()) {
+                sqe.flags(SqeFlags.FIXED_FILE);
+            }
+        }
+
+        /** A file read or write completes in a time a waiting strategy can learn; a polled one is polled anyway. */
+        @Override
+        protected int latencyKind() {
+            return file.polled() ? -1 : opcode().ordinal();
+        }
+
+        @Override
+        protected String target() {
+            return file.path().toString();
+        }
+
+        @Override
+        protected void release() {
+            if (fixedIndex >= 0) {
+                fixed.release(fixedIndex);
+            } else {
+                pool.release(buffer);
+            }
+        }
+    }
+
+    static class Read extends PooledFileOp<ByteString> {
+        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(file, position, length, pool, replyTo);
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return fixedIndex >= 0 ? Opcode.READ_FIXED : Opcode.READ;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            if (fixedIndex >= 0) {
+                sqe.prepReadFixed(file.fd(), buffer.address(), length, position, fixedIndex);
+            } else {
+                sqe.prepRead(file.fd(), buffer.address(), length, position);
+            }
+            fileFlags(sqe);
+        }
+
+        @Override
+        protected ByteString result(int res) {
+            byte[] bytes = new byte[res];
+            buffer.read(0, bytes, 0, res);
+            return ByteString.fromArrayUnsafe(bytes);
+        }
+    }
+
+    /** One read of a {@link RingProtocol.ReadBatch}: its answer goes into the batch's, in its place. */
+    static final class BatchRead extends Read {
+        private final BatchAnswer batch;
+        private final int index;
+
+        BatchRead(FileHandle file, long position, int length, BufferPool pool, BatchAnswer batch, int index) {
+            super(file, position, length, pool, null);
+            this.batch = batch;
+            this.index = index;
+        }
+
+        @Override
+        protected void answer(StatusReply<ByteString> reply) {
+            batch.answer(index, reply);
+        }
+    }
+
+    /** Writes until all is written: a short write is submitted again for the rest. */
+    static final class Write extends PooledFileOp<Integer> {
+        private int written;
+
+        Write(FileHandle file, long position, ByteString data, BufferPool pool,
+              ActorRef<StatusReply<Integer>> replyTo) {
+            super(file, position, data.size(), pool, replyTo);
+            data.copyToBuffer(buffer.asByteBuffer().clear());
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return fixedIndex >= 0 ? Opcode.WRITE_FIXED : Opcode.WRITE;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            if (fixedIndex >= 0) {
+                sqe.prepWriteFixed(file.fd(), buffer.address() + written, length - written, position + written,
+                        fixedIndex);
+            } else {
+                sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+            }
+            fileFlags(sqe);
+        }
+
+        @Override
+        protected boolean done(int res) {
+            written += res;
+            return written >= length || res == 0;
+        }
+
+        @Override
+        protected Integer result(int res) {
+            return written;
+        }
+    }
+
+    /** STATX of a path; its answer is written after the path. */
+    static final class Stat extends PathOp<FileStat> {
+        Stat(Path path, BufferPool pool, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(path, path.toString(), Statx.SIZE, pool, replyTo);
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return Opcode.STATX;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            sqe.prepStatx(OpFlags.AT_FDCWD, pathAddress(), 0, OpFlags.STATX_BASIC_STATS, extraAddress());
+        }
+
+        @Override
+        protected FileStat result(int res) {
+            return FileStat.from(buffer.asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN));
+        }
+    }
+}

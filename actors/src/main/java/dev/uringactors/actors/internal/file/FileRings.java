@@ -1,0 +1,56 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.internal.loop.Rings;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The file side of a system's rings, behind {@code UringFiles}: one file actor per ring, on that ring's thread,
+ * and the one table of the files they opened, which TCP consults too before it sends one.
+ */
+public final class FileRings implements Extension {
+    private final OpenFiles openFiles = new OpenFiles();
+    private final List<ActorRef<RingProtocol.Command>> actors = new ArrayList<>();
+
+    private FileRings(ActorSystem<?> system) {
+        Rings rings = Rings.get(system);
+        for (int i = 0; i < rings.count(); i++) {
+            actors.add(system.systemActorOf(FileActor.create(rings.loop(i), openFiles), "uring-ring-" + i,
+                    rings.dispatcher(i)));
+        }
+    }
+
+    /** The file side of {@code system}'s rings, started on first use. */
+    public static FileRings get(ActorSystem<?> system) {
+        return Id.INSTANCE.apply(system);
+    }
+
+    /** Ring {@code i}'s file actor. */
+    public ActorRef<RingProtocol.Command> actor(int i) {
+        return actors.get(i);
+    }
+
+    /** The files open through the actors of every ring. */
+    public OpenFiles openFiles() {
+        return openFiles;
+    }
+
+    /** The extension's id, for Pekko's registry. */
+    public static final class Id extends ExtensionId<FileRings> {
+        private static final Id INSTANCE = new Id();
+
+        private Id() {
+        }
+
+        @Override
+        public FileRings createExtension(ActorSystem<?> system) {
+            return new FileRings(system);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.file.FileHandle;
+
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The files opened through the actors and not yet closed, each with the id of the open that gave it; one table
+ * for all the rings of an extension, keyed by fd, or by ring and slot for a registered file. A
+ * {@link FileHandle} carries that id: once its file is closed (and the fd number or slot perhaps taken by a later
+ * open), the handle no longer matches, and a request with it fails with
+ * {@link java.nio.channels.ClosedChannelException} instead of reaching whatever file has that number now. A
+ * second close of a handle closes nothing. (An fd closed behind the actors' back, with close(2) from elsewhere,
+ * cannot be seen here.)
+ */
+public final class OpenFiles {
+    private final ConcurrentHashMap<Long, Long> open = new ConcurrentHashMap<>();
+    private final AtomicLong lastId = new AtomicLong();
+
+    /** Records a file an open returned ({@code fd} is its slot when registered); the handle carries the open's id. */
+    FileHandle opened(int fd, Path path, boolean direct, boolean polled, int ring, boolean registered) {
+        long id = lastId.incrementAndGet();
+        FileHandle file = new FileHandle(fd, path, direct, polled, ring, id, registered);
+        open.put(key(file), id);
+        return file;
+    }
+
+    /** Whether {@code file} is still the open file behind its fd or slot. */
+    public boolean isOpen(FileHandle file) {
+        Long id = open.get(key(file));
+        return id != null && id == file.id();
+    }
+
+    /**
+     * Takes {@code file} out of the table; true if it was open, and the caller must now close it, false if it
+     * was closed already (its fd or slot is not the caller's to close).
+     */
+    public boolean closing(FileHandle file) {
+        return open.remove(key(file), file.id());
+    }
+
+    /** Ring {@code ring}'s registered table is gone (the ring closed): its registered files are closed with it. */
+    void forgetRegistered(int ring) {
+        open.keySet().removeIf(key -> key < 0 && ringOf(key) == ring);
+    }
+
+    /** An fd as itself; a registered file's ring and slot as a negative number that no fd can be. */
+    private static long key(FileHandle file) {
+        return file.registered() ? -(((long) file.ring() << 32) | file.fd()) - 1 : file.fd();
+    }
+
+    private static int ringOf(long key) {
+        return (int) ((-(key + 1)) >>> 32);
+    }
+}

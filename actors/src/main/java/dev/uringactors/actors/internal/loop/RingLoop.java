@@ -1,0 +1,319 @@
+package dev.uringactors.actors.internal.loop;
+
+import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.internal.issue.RingIssuer;
+import dev.uringactors.actors.internal.issue.SqPollGroup;
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.EventFd;
+import dev.uringactors.ring.wait.WaitStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The thread that owns one ring and is the executor of that ring's Pekko dispatcher. Each turn it runs queued
+ * tasks (mailboxes of the actors on this ring), submits everything they prepared with one io_uring_enter,
+ * waits by the configured strategy when it has nothing else to do, and hands every completion to the issuer.
+ *
+ * <p>Another thread that hands it a task while it waits wakes it with one eventfd write, and only then: the
+ * loop announces that it is parked, and the first producer to clear that flag (CAS) pays the one write. Tasks
+ * from the loop's own thread (same-ring tells, mailbox reschedules) go to a local queue with no wake-up.
+ */
+public final class RingLoop implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(RingLoop.class);
+    private static final VarHandle PARKED;
+    private static final VarHandle TASKS_STARTED;
+    private static final VarHandle RUNNING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PARKED = lookup.findVarHandle(RingLoop.class, "parked", boolean.class);
+            TASKS_STARTED = lookup.findVarHandle(RingLoop.class, "tasksStarted", long.class);
+            RUNNING = lookup.findVarHandle(RingLoop.class, "running", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int index;
+    private final UringSettings settings;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
+    private final ArrayDeque<Runnable> local = new ArrayDeque<>();
+    private final BooleanSupplier hasForeignWork = () -> !inbox.isEmpty();
+    private final EventFd wakeFd = EventFd.create();
+    private final LongAdder wakeSignals = new LongAdder();
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    @SuppressWarnings("unused") // accessed through PARKED
+    private volatile boolean parked;
+    private volatile boolean stopping;
+    private RingIssuer issuer;
+    private WaitStrategy waitStrategy;
+    private long turns;
+    private long tasksRun;
+    /**
+     * For the stuck-task watchdog, written with opaque stores (plain stores on x86): tasks started so far, and the
+     * one running now (null between tasks). A count that stands still under a running task means it is stuck.
+     */
+    @SuppressWarnings("unused") // accessed through TASKS_STARTED
+    private long tasksStarted;
+    @SuppressWarnings("unused") // accessed through RUNNING
+    private Runnable running;
+    private final AtomicLong stuckTasks = new AtomicLong();
+    private final TcpCounters tcpCounters = new TcpCounters();
+    /** Who hears of restarts and of the end: a concurrent set, as actors stopped after the loop leave off it. */
+    private final Set<Consumer<RingEvent>> subscribers = ConcurrentHashMap.newKeySet();
+
+    /** Ring {@code index}'s loop; with SQPOLL, its ring opens into {@code group} (else null). */
+    public RingLoop(int index, UringSettings settings, SqPollGroup group) {
+        this.index = index;
+        this.settings = settings;
+        this.thread = new Thread(() -> run(group), "uring-ring-" + index);
+        thread.setDaemon(true);
+    }
+
+    /** Starts the thread, which sets up its ring; fails with the ring's setup error. */
+    RingLoop start() {
+        thread.start();
+        try {
+            started.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            wakeFd.close();
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+        return this;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (Thread.currentThread() == thread) {
+            local.add(task);
+            return;
+        }
+        if (stopped.isDone()) {
+            // Never strand a message: after the loop ended, run what still arrives elsewhere.
+            ForkJoinPool.commonPool().execute(task);
+            return;
+        }
+        inbox.offer(task);
+        if (stopped.isDone()) {
+            // The loop ended between the check above and the offer: its last look at the inbox may have missed it.
+            runStrandedElsewhere();
+            return;
+        }
+        if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+            wakeSignals.increment();
+            wakeFd.signal();
+            LockSupport.unpark(thread); // parked without a ring (it failed too often)
+        }
+    }
+
+    private void runStrandedElsewhere() {
+        Runnable stranded;
+        while ((stranded = inbox.poll()) != null) {
+            ForkJoinPool.commonPool().execute(stranded);
+        }
+    }
+
+    private void run(SqPollGroup group) {
+        try {
+            issuer = new RingIssuer(index, group, settings.ringOptions(index),
+                    settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(index),
+                    wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.registeredFileSlots(),
+                    settings.tcp().recvBuffers(),
+                    settings.tcp().recvBufferSize(),
+                    settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
+            waitStrategy = settings.newWaitStrategy();
+        } catch (RuntimeException | Error e) {
+            started.completeExceptionally(e);
+            return;
+        }
+        started.complete(null);
+        try {
+            while (!stopping) {
+                turn();
+            }
+            runTasks(Integer.MAX_VALUE);
+        } catch (Throwable fatal) {
+            log.error("ring loop {} died", index, fatal);
+        } finally {
+            if (issuer.isOpen()) {
+                issuer.close(settings.shutdownTimeout());
+                publish(new RingEvent.Closed(index, new IllegalStateException("ring " + index + " is shut down")));
+            }
+            stopped.complete(null);
+            wakeFd.close();
+            runTasks(Integer.MAX_VALUE); // what arrived while closing runs here; later tasks go elsewhere
+            runStrandedElsewhere(); // a task its producer offered just as the loop ended
+        }
+    }
+
+    private void turn() {
+        turns++;
+        int ran = runTasks(settings.tasksPerTurn());
+        if (!issuer.isOpen()) {
+            idleWithoutRing(ran);
+            return;
+        }
+        issuer.fillFromBacklog();
+        if (ran == settings.tasksPerTurn() || !local.isEmpty() || !inbox.isEmpty() || issuer.hasBacklog()) {
+            issuer.submit(); // more to do: no waiting
+        } else {
+            PARKED.setVolatile(this, true);
+            if (inbox.isEmpty()) {
+                issuer.submitAndWait(waitStrategy, hasForeignWork);
+            }
+            PARKED.setVolatile(this, false);
+        }
+        issuer.reap();
+    }
+
+    /**
+     * The ring stays closed (it failed more often than uring.supervision allows): there is nothing to submit or
+     * reap, only tasks to run, which answer with refusals. Park until one arrives instead of turning.
+     */
+    private void idleWithoutRing(int ran) {
+        if (ran == 0 && local.isEmpty()) {
+            PARKED.setVolatile(this, true);
+            if (inbox.isEmpty() && !stopping) {
+                LockSupport.park(this);
+            }
+            PARKED.setVolatile(this, false);
+        }
+    }
+
+    private int runTasks(int max) {
+        int ran = 0;
+        while (ran < max) {
+            Runnable task = local.poll();
+            if (task == null && (task = inbox.poll()) == null) {
+                break;
+            }
+            ran++;
+            TASKS_STARTED.setOpaque(this, tasksRun + ran);
+            RUNNING.setOpaque(this, task);
+            try {
+                task.run();
+            } catch (Throwable t) {
+                // Fatal errors escape Pekko's Mailbox.run; the ring thread must survive them.
+                log.error("task on ring {} failed", index, t);
+            }
+            RUNNING.setOpaque(this, (Runnable) null);
+        }
+        tasksRun += ran;
+        return ran;
+    }
+
+    /** For the watchdog, from any thread: how many tasks have started so far. */
+    long tasksStarted() {
+        return (long) TASKS_STARTED.getOpaque(this);
+    }
+
+    /** For the watchdog, from any thread: the task running now, or null. */
+    Runnable runningTask() {
+        return (Runnable) RUNNING.getOpaque(this);
+    }
+
+    /** The loop thread, whose stack the watchdog logs. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** The watchdog found a task that ran too long. */
+    void countStuckTask() {
+        stuckTasks.incrementAndGet();
+    }
+
+    /** Tasks the watchdog found running too long; from any thread. */
+    long stuckTasks() {
+        return stuckTasks.get();
+    }
+
+    /**
+     * Tells {@code subscriber}, on this loop's thread, when the ring is opened anew after a fault and when it
+     * closes for good. Subscribe on the loop's thread: no event can then fall between what the subscriber saw of
+     * the ring and its subscription.
+     */
+    public void subscribe(Consumer<RingEvent> subscriber) {
+        subscribers.add(subscriber);
+    }
+
+    /** {@code subscriber} hears no more; harmless if it never subscribed. */
+    public void unsubscribe(Consumer<RingEvent> subscriber) {
+        subscribers.remove(subscriber);
+    }
+
+    /** Tells every subscriber of {@code event}; on the loop thread. */
+    void publish(RingEvent event) {
+        subscribers.forEach(s -> s.accept(event));
+    }
+
+    /** The settings the ring was made with. */
+    public UringSettings settings() {
+        return settings;
+    }
+
+    /** The issuer; use it only on this loop's thread. */
+    public RingIssuer issuer() {
+        return issuer;
+    }
+
+    /** The TCP counters of this ring; use them only on this loop's thread. */
+    public TcpCounters tcpCounters() {
+        return tcpCounters;
+    }
+
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /** For tests: the fd of the ring open now. */
+    int ringFd() {
+        return issuer.ringFd();
+    }
+
+    /** For tests: the ring fd this ring's SQPOLL thread was attached through, or -1. Read on any thread. */
+    int attachedTo() {
+        return issuer.attachedTo();
+    }
+
+    /** Counters; call it on the loop thread (the ring actor's GetStats does). */
+    RingLoopStats stats() {
+        return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
+                issuer.requestsInFlight(), issuer.backlogSize(),
+                java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
+                stuckTasks(), waitStrategy.stats(), tcpCounters.snapshot(), issuer.buffers().fixedUses());
+    }
+
+    /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */
+    CompletableFuture<Void> stop() {
+        if (!stopping) {
+            stopping = true;
+            if (!inLoop()) {
+                wakeFd.signal();
+                LockSupport.unpark(thread);
+            }
+        }
+        return stopped;
+    }
+}

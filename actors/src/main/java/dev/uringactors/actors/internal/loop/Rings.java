@@ -1,0 +1,177 @@
+package dev.uringactors.actors.internal.loop;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.SqPollStats;
+import dev.uringactors.actors.internal.issue.SqPollGroup;
+import dev.uringactors.config.UringSettings;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.dispatch.DispatcherConfigurator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The rings of an actor system, behind {@code UringExtension}: reads the {@code uring} settings, starts one loop
+ * thread and ring per configured ring, registers a dispatcher per ring, and spawns each ring's supervisor on it;
+ * with SQPOLL, one supervisor per SQ thread group. CoordinatedShutdown cancels, drains and closes the rings.
+ * The file and TCP actors find their ring's loop here.
+ */
+public final class Rings implements Extension {
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final UringSettings settings;
+    private final String instance;
+    private final List<RingLoop> loops = new ArrayList<>();
+    private final List<String> loopKeys = new ArrayList<>();
+    private final List<String> dispatcherIds = new ArrayList<>();
+    private final List<ActorRef<RingSupervisor.Command>> supervisors = new ArrayList<>();
+    private final List<ActorRef<SqPollSupervisor.Command>> sqPollSupervisors = new ArrayList<>();
+    private final AtomicInteger nextRing = new AtomicInteger();
+    private final Scheduler scheduler;
+    private CompletableFuture<Done> shutdown;
+    private StuckTaskWatchdog watchdog;
+
+    private Rings(ActorSystem<?> system) {
+        this.settings = UringSettings.from(system.settings().config());
+        this.scheduler = system.scheduler();
+        this.instance = system.name() + "-" + INSTANCES.incrementAndGet();
+        org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
+        Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
+        List<SqPollGroup> groups = SqPollGroup.of(settings.sqpoll());
+        try {
+            for (int i = 0; i < settings.rings(); i++) {
+                RingLoop loop = new RingLoop(i, settings,
+                        groups.isEmpty() ? null : groups.get(settings.sqpoll().groupOf(i))).start();
+                loops.add(loop);
+                String key = instance + "/" + i;
+                String id = "uring-ring-" + i + "-dispatcher";
+                RingLoopExecutorConfigurator.register(key, loop);
+                loopKeys.add(key);
+                Config config = ConfigFactory.parseMap(Map.of(
+                        "id", id,
+                        "type", "Dispatcher",
+                        "executor", RingLoopExecutorConfigurator.class.getName(),
+                        "throughput", settings.dispatcherThroughput(),
+                        RingLoopExecutorConfigurator.LOOP_KEY, key)).withFallback(defaultDispatcher);
+                classic.dispatchers().registerConfigurator(id,
+                        new DispatcherConfigurator(config, classic.dispatchers().prerequisites()));
+                dispatcherIds.add(id);
+                supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(),
+                                new RestartBudget(settings.supervision().maxRestarts(), settings.supervision().within())),
+                        "uring-ring-" + i + "-supervisor", DispatcherSelector.fromConfig(id)));
+            }
+        } catch (RuntimeException e) {
+            shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
+            throw e;
+        }
+        for (SqPollGroup group : groups) {
+            sqPollSupervisors.add(system.systemActorOf(SqPollSupervisor.create(group,
+                    settings.sqpoll().cpuOf(group.index())), "uring-sqpoll-" + group.index(), Props.empty()));
+        }
+        watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
+        CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+                "uring-close-rings", this::shutdown);
+    }
+
+    /** The rings of {@code system}, started on first use. */
+    public static Rings get(ActorSystem<?> system) {
+        return Id.INSTANCE.apply(system);
+    }
+
+    /** The settings the rings were made with. */
+    public UringSettings settings() {
+        return settings;
+    }
+
+    /** Names this set of rings among others in the JVM (e.g. for JMX). */
+    public String instance() {
+        return instance;
+    }
+
+    /** The number of rings. */
+    public int count() {
+        return loops.size();
+    }
+
+    /** The next ring in turn, to spread work that has no home yet. */
+    public int nextRing() {
+        return Math.floorMod(nextRing.getAndIncrement(), loops.size());
+    }
+
+    /** Ring {@code i}'s loop. */
+    public RingLoop loop(int i) {
+        return loops.get(i);
+    }
+
+    /** Ring {@code i}'s supervisor; tests fail the ring through it. */
+    public ActorRef<RingSupervisor.Command> supervisor(int i) {
+        return supervisors.get(i);
+    }
+
+    /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
+    public DispatcherSelector dispatcher(int i) {
+        return DispatcherSelector.fromConfig(dispatcherIds.get(i));
+    }
+
+    /** The id of ring {@code i}'s dispatcher. */
+    public String dispatcherId(int i) {
+        return dispatcherIds.get(i);
+    }
+
+    /** Ring {@code i}'s counters, taken on its thread. */
+    public CompletionStage<RingLoopStats> stats(int i) {
+        return AskPattern.ask(supervisors.get(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
+    }
+
+    /** Each SQPOLL thread's figures over the last second, one per group; none without SQPOLL. */
+    public List<CompletableFuture<SqPollStats>> sqPollStats() {
+        return sqPollSupervisors.stream()
+                .map(s -> AskPattern.<SqPollSupervisor.Command, SqPollStats>ask(s, SqPollSupervisor.GetStats::new,
+                        settings.requestTimeout(), scheduler).toCompletableFuture())
+                .toList();
+    }
+
+    /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
+    public synchronized CompletionStage<Done> shutdown() {
+        if (shutdown == null) {
+            if (watchdog != null) {
+                watchdog.close();
+            }
+            CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
+            shutdown = CompletableFuture.allOf(stops).thenApply(v -> {
+                loopKeys.forEach(RingLoopExecutorConfigurator::unregister);
+                return Done.getInstance();
+            });
+        }
+        return shutdown;
+    }
+
+    /** The extension's id, for Pekko's registry. */
+    public static final class Id extends ExtensionId<Rings> {
+        private static final Id INSTANCE = new Id();
+
+        private Id() {
+        }
+
+        @Override
+        public Rings createExtension(ActorSystem<?> system) {
+            return new Rings(system);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package dev.uringactors.actors.internal.tcp;
+
+import dev.uringactors.actors.internal.loop.RingEvent;
+import dev.uringactors.actors.internal.loop.RingLoop;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.ResumeAccepting;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.UringException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+
+/**
+ * Accepts on one ring, on a listening socket its {@link TcpListenerGroup} owns: one multishot ACCEPT in flight,
+ * re-armed when a CQE comes without F_MORE, after a back-off when the process is out of file descriptors;
+ * single-shot ACCEPTs, one after another, where the kernel rejects multishot (before 5.19) or
+ * {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the
+ * same ring. In pull mode it accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the
+ * accept and the kernel's backlog holds new connections. An accept that fails in a way it does not expect fails
+ * this actor, which its group restarts with back-off: the socket, its backlog, the connections (its children) and
+ * its {@link AcceptState} stay. After {@link Unbind} it closes fds that still arrive for the cancelled accept, and
+ * lives on, without listening, until its connections have closed.
+ */
+public final class TcpListener {
+    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure,
+            RingClosed {
+    }
+
+    record Accepted(int fd) implements Internal {
+    }
+
+    record AcceptEnded(TcpOps.Accept op, int res) implements Internal {
+    }
+
+    enum Rearm implements Internal { INSTANCE }
+
+    /** The ring closed for good: the listener stops, and its group closes the socket no ring accepts on. */
+    enum RingClosed implements Internal { INSTANCE }
+
+    /** For tests: fail as an unexpected accept error would. */
+    enum InjectFailure implements Internal { INSTANCE }
+
+    /** An accept ended with an errno that says the listening socket is not what it was. */
+    static final class AcceptFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AcceptFailedException(String message) {
+            super(message);
+        }
+    }
+
+    private final ActorContext<ListenerCommand> ctx;
+    private final TimerScheduler<ListenerCommand> timers;
+    private final RingLoop loop;
+    private final UringSettings.Tcp tcp;
+    private final int listenFd;
+    private final ActorRef<Event> handler;
+    private final boolean pullMode;
+    private final AcceptState state;
+    /** The connections' local address when the listener's is a specific one; null for a wildcard. */
+    private final InetSocketAddress localAddress;
+    private TcpOps.Accept accept;
+    private ActorRef<Event> unbindReplyTo;
+    /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
+    private boolean unbound;
+    /** Hears of the ring's end; one per incarnation. */
+    private final Consumer<RingEvent> ringEvents;
+
+    private TcpListener(ActorContext<ListenerCommand> ctx, TimerScheduler<ListenerCommand> timers, RingLoop loop,
+                        UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler, boolean pullMode,
+                        AcceptState state) {
+        this.ctx = ctx;
+        this.timers = timers;
+        this.loop = loop;
+        this.tcp = tcp;
+        this.listenFd = listenFd;
+        this.handler = handler;
+        this.pullMode = pullMode;
+        this.state = state;
+        InetSocketAddress bound = Sockets.localAddress(listenFd);
+        this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
+        ActorRef<ListenerCommand> self = ctx.getSelf();
+        this.ringEvents = event -> {
+            if (event instanceof RingEvent.Closed) {
+                self.tell(RingClosed.INSTANCE);
+            }
+        };
+    }
+
+    /** Accepts on {@code listenFd}; {@code state} outlives each incarnation (create it once per ring). */
+    static Behavior<ListenerCommand> create(RingLoop loop, UringSettings.Tcp tcp, int listenFd,
+                                            ActorRef<Event> handler, boolean pullMode, AcceptState state) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+            if (state.starts++ > 0) {
+                state.restarts.increment();
+            }
+            if (!loop.issuer().isOpen()) {
+                return Behaviors.stopped(); // restarted after its ring closed for good
+            }
+            TcpListener l = new TcpListener(ctx, timers, loop, tcp, listenFd, handler, pullMode, state);
+            // Children survive a restart: watch them again, or their ends would not be seen.
+            ctx.getChildren().forEach(ctx::watch);
+            loop.subscribe(l.ringEvents);
+            l.arm();
+            return l.listening();
+        }));
+    }
+
+    private boolean wantsMore() {
+        return !pullMode || state.credit > 0;
+    }
+
+    private void arm() {
+        if (accept == null && unbindReplyTo == null && wantsMore()) {
+            accept = new TcpOps.Accept(listenFd, state.multishot, ctx.getSelf());
+            loop.issuer().issue(accept);
+        }
+    }
+
+    private void rearm() {
+        state.rearms.increment();
+        arm();
+    }
+
+    private void cancelAccept() {
+        long userData = accept.userData();
+        loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
+                res -> { }));
+    }
+
+    private Behavior<ListenerCommand> listening() {
+        return Behaviors.receive(ListenerCommand.class)
+                .onMessage(Accepted.class, this::accepted)
+                .onMessage(AcceptEnded.class, this::acceptEnded)
+                .onMessage(Rearm.class, r -> {
+                    rearm();
+                    return Behaviors.same();
+                })
+                .onMessage(ResumeAccepting.class, this::resume)
+                .onMessage(Unbind.class, this::unbind)
+                .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
+                .onMessageEquals(InjectFailure.INSTANCE, () -> {
+                    throw new AcceptFailedException("injected failure");
+                })
+                .onSignal(Terminated.class, t -> stopWhenDone())
+                .onSignal(PreRestart.class, s -> {
+                    loop.unsubscribe(ringEvents);
+                    return endAccept();
+                })
+                .onSignal(PostStop.class, s -> {
+                    loop.unsubscribe(ringEvents);
+                    return closeIfStoppedBound();
+                })
+                .build();
+    }
+
+    /**
+     * Before a restart: the accept in flight is cancelled. Connections it still brings come to the next
+     * incarnation (the same actor), which takes them as its own; its end is then ignored.
+     */
+    private Behavior<ListenerCommand> endAccept() {
+        if (accept != null) {
+            cancelAccept();
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<ListenerCommand> accepted(Accepted a) {
+        if (unbindReplyTo != null) {
+            Sockets.close(a.fd());
+        } else if (wantsMore()) {
+            if (connection(a.fd())) {
+                state.credit--;
+            }
+            if (!wantsMore() && accept != null) {
+                cancelAccept(); // pull mode, credit used up: leave the rest in the kernel backlog
+            }
+        } else {
+            state.held.add(a.fd()); // accepted by the kernel before the cancellation took effect
+        }
+        return Behaviors.same();
+    }
+
+    /**
+     * A connection for an accepted fd, unless its peer has reset it already (while it waited in the backlog):
+     * that one is closed at once and spends no credit, so that a pull-mode consumer still gets the next one.
+     */
+    private boolean connection(int fd) {
+        InetSocketAddress remote;
+        InetSocketAddress local;
+        try {
+            remote = Sockets.remoteAddress(fd); // ENOTCONN for a peer that has reset
+            local = localAddress != null ? localAddress : Sockets.localAddress(fd);
+        } catch (UringException e) {
+            Sockets.close(fd);
+            state.resetBeforeAccepted.increment();
+            return false;
+        }
+        state.accepted.increment();
+        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local),
+                DispatcherSelector.sameAsParent()));
+        return true;
+    }
+
+    private Behavior<ListenerCommand> acceptEnded(AcceptEnded ended) {
+        if (ended.op() != accept) {
+            return Behaviors.same(); // the accept of an incarnation before a restart
+        }
+        accept = null;
+        if (unbindReplyTo != null) {
+            return finishUnbind();
+        }
+        int res = ended.res();
+        if (!loop.issuer().isOpen()) {
+            return Behaviors.same(); // cancelled by the ring's end, which comes next as RingClosed
+        } else if (res == -Errno.EINVAL && ended.op().multishot()) {
+            ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
+            state.multishot = false;
+            arm();
+        } else if (res == -Errno.EMFILE || res == -Errno.ENFILE) {
+            ctx.getLog().warn("accept on ring {} failed: {} (no file descriptor left); accepting again in {}",
+                    loop.index(), Errno.name(res), tcp.acceptBackoff());
+            state.errors.increment();
+            state.descriptorPauses.increment();
+            loop.tcpCounters().acceptBackoff();
+            timers.startSingleTimer(Rearm.INSTANCE, tcp.acceptBackoff());
+        } else if (res == -Errno.ECONNABORTED) {
+            state.errors.increment(); // one connection reset before it was accepted: not the socket's fault
+            rearm();
+        } else if (res < 0 && res != -Errno.ECANCELED) {
+            state.errors.increment();
+            throw new AcceptFailedException("accept on ring " + loop.index() + " failed: " + Errno.name(res));
+        } else {
+            rearm();
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<ListenerCommand> resume(ResumeAccepting r) {
+        state.credit += r.batchSize();
+        while (wantsMore() && !state.held.isEmpty()) {
+            if (connection(state.held.poll())) {
+                state.credit--;
+            }
+        }
+        arm();
+        return Behaviors.same();
+    }
+
+    private Behavior<ListenerCommand> unbind(Unbind u) {
+        if (unbindReplyTo != null) {
+            return Behaviors.same();
+        }
+        unbindReplyTo = u.replyTo();
+        timers.cancelAll();
+        closeHeld();
+        if (accept == null) {
+            return finishUnbind();
+        }
+        accept.cancel(); // connections that still arrive are closed
+        cancelAccept();
+        return Behaviors.same();
+    }
+
+    private Behavior<ListenerCommand> finishUnbind() {
+        unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
+        unbound = true;
+        return stopWhenDone();
+    }
+
+    /** Stopped without an unbind (the actor system shutting down): close what it holds all the same. */
+    private Behavior<ListenerCommand> closeIfStoppedBound() {
+        if (!unbound) {
+            if (accept != null) {
+                accept.cancel(); // the ring's shutdown cancels the accept; fds it still brings are closed
+            }
+            closeHeld();
+        }
+        return Behaviors.same();
+    }
+
+    private void closeHeld() {
+        state.held.forEach(Sockets::close);
+        state.held.clear();
+    }
+
+    /** After unbinding, the listener goes once its last connection has closed (they are its children). */
+    private Behavior<ListenerCommand> stopWhenDone() {
+        return unbound && ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
+    }
+}

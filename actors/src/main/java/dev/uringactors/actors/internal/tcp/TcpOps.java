@@ -1,0 +1,464 @@
+package dev.uringactors.actors.internal.tcp;
+
+import dev.uringactors.actors.internal.issue.BufferPool;
+import dev.uringactors.actors.internal.issue.RingOp;
+import dev.uringactors.actors.internal.loop.RingEvent;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.ring.BufferRing;
+import dev.uringactors.ring.CqeFlags;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Pipe;
+import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Sqe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.util.ByteString;
+
+import java.util.function.IntConsumer;
+
+/**
+ * The socket requests of listeners and connections, one small class per op. They answer their actor with a
+ * message on the ring thread (a same-ring tell: no wake-up, handled next turn).
+ */
+final class TcpOps {
+    private TcpOps() {
+    }
+
+    /**
+     * The result an op reports when the ring failed or shut down under it: its request was cancelled, as the
+     * drain's cancel would have it. Why, the owner hears through its ring subscription ({@link RingEvent}).
+     */
+    static final int CANCELLED = -Errno.ECANCELED;
+
+    /**
+     * Accepts connections for a listener: multishot (one SQE, one connection per CQE, re-armed by the listener
+     * when a CQE comes without F_MORE) or single-shot (one connection, then re-armed).
+     */
+    static final class Accept extends RingOp {
+        private final int listenFd;
+        private final boolean multishot;
+        private final ActorRef<TcpProtocol.ListenerCommand> listener;
+        private boolean cancelled;
+
+        Accept(int listenFd, boolean multishot, ActorRef<TcpProtocol.ListenerCommand> listener) {
+            this.listenFd = listenFd;
+            this.multishot = multishot;
+            this.listener = listener;
+        }
+
+        boolean multishot() {
+            return multishot;
+        }
+
+        /** From now on, connections that still arrive are closed: nobody wants them. */
+        void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return Opcode.ACCEPT;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            if (multishot) {
+                sqe.prepMultishotAccept(listenFd, OpFlags.SOCK_CLOEXEC);
+            } else {
+                sqe.prepAccept(listenFd, 0, 0, OpFlags.SOCK_CLOEXEC);
+            }
+        }
+
+        @Override
+        protected boolean complete(int res, int flags, int ringFlags) {
+            if (res >= 0) {
+                if (cancelled) {
+                    Sockets.close(res);
+                } else {
+                    listener.tell(new TcpListener.Accepted(res));
+                }
+            }
+            if (CqeFlags.isFinal(flags)) {
+                listener.tell(new TcpListener.AcceptEnded(this, Math.min(res, 0)));
+            }
+            return true;
+        }
+
+        @Override
+        protected void fail(Throwable cause) {
+            cancelled = true;
+            listener.tell(new TcpListener.AcceptEnded(this, CANCELLED));
+        }
+
+        @Override
+        protected void drained(int res) {
+            if (res >= 0) {
+                Sockets.close(res);
+            }
+        }
+    }
+
+    /**
+     * Multishot recv from the ring's provided buffers: each chunk is copied into a {@code ByteString} for the
+     * handler, and the buffer goes back to the kernel as soon as the kernel is done with it.
+     */
+    static final class MultishotRecv extends RingOp {
+        private final int fd;
+        private final BufferRing buffers;
+        private final ActorRef<TcpProtocol.Event> handler;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private final Runnable onData;
+
+        MultishotRecv(int fd, BufferRing buffers, ActorRef<TcpProtocol.Event> handler,
+                      ActorRef<TcpProtocol.ConnectionCommand> connection, Runnable onData) {
+            this.fd = fd;
+            this.buffers = buffers;
+            this.handler = handler;
+            this.connection = connection;
+            this.onData = onData;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return Opcode.RECV;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            sqe.prepRecvMultishot(fd, buffers.group(), 0);
+        }
+
+        @Override
+        protected boolean complete(int res, int flags, int ringFlags) {
+            if (res > 0 && (flags & CqeFlags.F_BUFFER) != 0) {
+                onData.run();
+                handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(buffers.take(flags, res))));
+            }
+            if (CqeFlags.isFinal(flags)) {
+                connection.tell(new TcpConnection.RecvEnded(res));
+            }
+            return true;
+        }
+
+        @Override
+        protected void fail(Throwable cause) {
+            connection.tell(new TcpConnection.RecvEnded(CANCELLED));
+        }
+    }
+
+    /**
+     * Sends all of a {@code ByteString} from a pooled native buffer; a short send goes on where it stopped. With
+     * {@code zeroCopy}, the first attempt is a SEND_ZC: its first CQE carries the bytes sent (with F_MORE) and
+     * its notification, the final CQE, says the kernel no longer reads the buffer. If it sent less than all,
+     * the rest goes as a plain SEND after that notification, so that each request has one final completion and
+     * the buffer is released only after the last.
+     */
+    static final class Send extends Sending {
+        private final int fd;
+        private final int length;
+        private final BufferPool pool;
+        private final NativeBuffer buffer;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private boolean zeroCopy;
+        private boolean answered;
+        private int sent;
+
+        Send(int fd, ByteString data, boolean zeroCopy, BufferPool pool,
+             ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            this.fd = fd;
+            this.length = data.size();
+            this.zeroCopy = zeroCopy;
+            this.pool = pool;
+            this.buffer = pool.acquire(length);
+            this.connection = connection;
+            data.copyToBuffer(buffer.asByteBuffer().clear());
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return zeroCopy ? Opcode.SEND_ZC : Opcode.SEND;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            if (zeroCopy) {
+                sqe.prepSendZc(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL, 0);
+            } else {
+                sqe.prepSend(fd, buffer.address() + sent, length - sent, OpFlags.MSG_NOSIGNAL);
+            }
+        }
+
+        @Override
+        protected boolean complete(int res, int flags, int ringFlags) {
+            if ((flags & CqeFlags.F_NOTIF) == 0) { // a result, not a zero-copy notification
+                if (res > 0) {
+                    sent += res;
+                } else if (res == 0 || !(zeroCopy && res == -Errno.EOPNOTSUPP)) {
+                    answer(res == 0 ? sent : res); // an error, or no progress possible
+                }
+                if (!answered && sent == length) {
+                    answer(sent);
+                }
+            }
+            if (!CqeFlags.isFinal(flags) || answered) {
+                return true; // the notification is still to come, or all is sent or failed
+            }
+            if (stopped) {
+                answer(-Errno.ECANCELED); // the connection is closing: the rest is not sent
+                return true;
+            }
+            zeroCopy = false; // a short send, or no zero-copy on this socket: send the rest plainly
+            return false;
+        }
+
+        private void answer(int result) {
+            answered = true;
+            connection.tell(new TcpConnection.SendDone(result));
+        }
+
+        @Override
+        protected void fail(Throwable cause) {
+            connection.tell(new TcpConnection.SendDone(CANCELLED));
+        }
+
+        @Override
+        protected void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /**
+     * One piece of a {@link TcpProtocol.WriteFile}, in two steps that each submit the op again: fill (up to
+     * {@code length} bytes of the file at {@code position} into a staging place, after {@code prefixLength}
+     * bytes already there), then drain (all of them to the socket, however many sends that takes). It answers
+     * once: {@link TcpConnection.SendDone} with the bytes sent
+     * (fewer than asked when the file is shorter), or the socket's error; {@link TcpConnection.FileUnreadable}
+     * when the fill failed or found the end of the file at {@code position}.
+     */
+    abstract static class FilePiece extends Sending {
+        final int socket;
+        final int file;
+        final long position;
+        final int length;
+        final int prefixLength;
+        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private boolean filling = true;
+        private boolean answered;
+        /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
+        int staged;
+        int sent;
+
+        FilePiece(int socket, int file, long position, int length, int prefixLength,
+                  ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            this.socket = socket;
+            this.file = file;
+            this.position = position;
+            this.length = length;
+            this.prefixLength = prefixLength;
+            this.connection = connection;
+        }
+
+        abstract void prepareFill(Sqe sqe);
+
+        /** Sends {@code staged - sent} bytes. */
+        abstract void prepareDrain(Sqe sqe);
+
+        final boolean filling() {
+            return filling;
+        }
+
+        @Override
+        protected final void prepare(Sqe sqe) {
+            if (filling) {
+                prepareFill(sqe);
+            } else {
+                prepareDrain(sqe);
+            }
+        }
+
+        @Override
+        protected final boolean complete(int res, int flags, int ringFlags) {
+            if (filling && res <= 0) {
+                answer(new TcpConnection.FileUnreadable(res));
+                return true;
+            }
+            if (res < 0) {
+                answer(new TcpConnection.SendDone(res));
+                return true;
+            }
+            if (filling) {
+                staged = prefixLength + res;
+                filling = false;
+            } else {
+                sent += res;
+                if (sent == staged || res == 0) {
+                    answer(new TcpConnection.SendDone(sent));
+                    return true;
+                }
+            }
+            if (stopped) {
+                answer(new TcpConnection.SendDone(-Errno.ECANCELED)); // closing: the rest is not sent
+                return true;
+            }
+            return false;
+        }
+
+        private void answer(TcpConnection.Internal result) {
+            if (!answered) {
+                answered = true;
+                connection.tell(result);
+            }
+        }
+
+        @Override
+        protected final void fail(Throwable cause) {
+            answer(new TcpConnection.SendDone(CANCELLED));
+        }
+    }
+
+    /**
+     * A file piece through a pooled native buffer: READ after the {@code prefix} (what is left of the header),
+     * then SEND both at once; two copies of the file's bytes, no kernel worker thread.
+     */
+    static final class SendFile extends FilePiece {
+        private final BufferPool pool;
+        private final NativeBuffer buffer;
+
+        SendFile(int socket, int file, long position, int length, ByteString prefix, BufferPool pool,
+                 ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            super(socket, file, position, length, prefix.size(), connection);
+            this.pool = pool;
+            this.buffer = pool.acquire(prefix.size() + length);
+            prefix.copyToBuffer(buffer.asByteBuffer().clear());
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return filling() ? Opcode.READ : Opcode.SEND;
+        }
+
+        @Override
+        protected void prepareFill(Sqe sqe) {
+            sqe.prepRead(file, buffer.address() + prefixLength, length, position);
+        }
+
+        @Override
+        protected void prepareDrain(Sqe sqe) {
+            sqe.prepSend(socket, buffer.address() + sent, staged - sent, OpFlags.MSG_NOSIGNAL);
+        }
+
+        @Override
+        protected void release() {
+            pool.release(buffer);
+        }
+    }
+
+    /**
+     * A file piece without copying it: SPLICE from the file into the connection's pipe, then from the pipe to
+     * the socket. The kernel hands the file's pages to the socket, as sendfile(2) does; every SPLICE runs in one
+     * of its worker threads.
+     */
+    static final class SpliceFile extends FilePiece {
+        private final Pipe pipe;
+
+        SpliceFile(int socket, int file, long position, int length, Pipe pipe,
+                   ActorRef<TcpProtocol.ConnectionCommand> connection) {
+            super(socket, file, position, length, 0, connection);
+            this.pipe = pipe;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return Opcode.SPLICE;
+        }
+
+        @Override
+        protected void prepareFill(Sqe sqe) {
+            sqe.prepSplice(file, position, pipe.writeEnd(), -1, length, 0);
+        }
+
+        @Override
+        protected void prepareDrain(Sqe sqe) {
+            sqe.prepSplice(pipe.readEnd(), -1, socket, -1, staged - sent, 0);
+        }
+    }
+
+    /** What a connection sends with: one request of it is in flight at a time, and it stops where it is. */
+    abstract static class Sending extends RingOp {
+        boolean stopped;
+
+        /**
+         * The connection is closing and has cancelled what is in flight on the socket: a short send must not
+         * go on with a new request, which that cancellation would not reach (and a peer that reads nothing
+         * would then keep the socket open for ever).
+         */
+        final void stop() {
+            stopped = true;
+        }
+    }
+
+    /** CLOSE of a socket; where the ring can no longer take it, close(2) runs directly: no fd outlives its socket. */
+    static final class Close extends Simple {
+        private final int fd;
+
+        Close(int fd, IntConsumer onResult) {
+            super(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null, onResult);
+            this.fd = fd;
+        }
+
+        @Override
+        protected void refuse(Throwable cause) {
+            answer(Sockets.close(fd));
+        }
+    }
+
+    /** An op whose only answer is its result, handed to a callback that tells the owning actor. */
+    static class Simple extends RingOp {
+        private final Opcode opcode;
+        private final Prep prep;
+        private final IntConsumer onResult;
+        private final NativeBuffer owned;
+
+        /** {@code owned} (may be null) is native memory the SQE points at, freed after the completion. */
+        Simple(Opcode opcode, Prep prep, NativeBuffer owned, IntConsumer onResult) {
+            this.opcode = opcode;
+            this.prep = prep;
+            this.owned = owned;
+            this.onResult = onResult;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            prep.prepare(sqe);
+        }
+
+        @Override
+        protected boolean complete(int res, int flags, int ringFlags) {
+            answer(res);
+            return true;
+        }
+
+        @Override
+        protected void fail(Throwable cause) {
+            answer(CANCELLED);
+        }
+
+        final void answer(int res) {
+            onResult.accept(res);
+        }
+
+        @Override
+        protected void release() {
+            if (owned != null) {
+                owned.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package dev.uringactors.actors.stream;
+
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.internal.tcp.TcpManager;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol.Ack;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Attributes;
+import org.apache.pekko.stream.FlowShape;
+import org.apache.pekko.stream.Inlet;
+import org.apache.pekko.stream.Outlet;
+import org.apache.pekko.stream.StreamTcpException;
+import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
+import org.apache.pekko.stream.stage.AbstractInHandler;
+import org.apache.pekko.stream.stage.AbstractOutHandler;
+import org.apache.pekko.stream.stage.GraphStageLogic;
+import org.apache.pekko.util.ByteString;
+import scala.runtime.BoxedUnit;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A TCP connection as a {@code Flow<ByteString, ByteString>}: what flows in is written (a few writes awaiting
+ * their acknowledgement at most), what the peer sends flows out (reading is suspended while more than a few
+ * chunks wait for demand). The stage's own actor is the connection's registered handler. The output completes
+ * when the peer closes its side; completing the input then closes the connection (with half-close: shuts down
+ * our side and waits for the peer's), after everything written has been sent.
+ */
+final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<FlowShape<ByteString, ByteString>,
+        CompletionStage<UringTcp.OutgoingConnection>> {
+    private static final int MAX_UNACKNOWLEDGED = 4;
+    private static final int MAX_BUFFERED = 16;
+
+    private final Inlet<ByteString> in = Inlet.create("UringTcp.in");
+    private final Outlet<ByteString> out = Outlet.create("UringTcp.out");
+    private final FlowShape<ByteString, ByteString> shape = FlowShape.of(in, out);
+    /** An accepted connection, or null for an outgoing one to {@link #remote}. */
+    private final ActorRef<ConnectionCommand> accepted;
+    private final InetSocketAddress remote;
+    private final boolean halfClose;
+
+    private TcpConnectionStage(ActorRef<ConnectionCommand> accepted, InetSocketAddress remote, boolean halfClose) {
+        this.accepted = accepted;
+        this.remote = remote;
+        this.halfClose = halfClose;
+    }
+
+    static TcpConnectionStage accepted(ActorRef<ConnectionCommand> connection, boolean halfClose) {
+        return new TcpConnectionStage(connection, null, halfClose);
+    }
+
+    static TcpConnectionStage outgoing(InetSocketAddress remote, boolean halfClose) {
+        return new TcpConnectionStage(null, remote, halfClose);
+    }
+
+    @Override
+    public FlowShape<ByteString, ByteString> shape() {
+        return shape;
+    }
+
+    @Override
+    public Pair<GraphStageLogic, CompletionStage<UringTcp.OutgoingConnection>> createLogicAndMaterializedValuePair(
+            Attributes attributes) {
+        CompletableFuture<UringTcp.OutgoingConnection> connected = new CompletableFuture<>();
+        return Pair.create(new Logic(connected), connected);
+    }
+
+    private final class Logic extends GraphStageLogic {
+        private final CompletableFuture<UringTcp.OutgoingConnection> connected;
+        private final ArrayDeque<ByteString> received = new ArrayDeque<>();
+        private ActorRef<ConnectionCommand> connection;
+        private ActorRef<Event> self;
+        private int unacknowledged;
+        private long unacknowledgedBytes;
+        /** An element that would overflow the connection's write queue: sent once acknowledgements make room. */
+        private ByteString held;
+        private long maxWriteQueue;
+        private boolean suspended;
+        private boolean peerClosed;
+        /** The connection has sent its last event: once the data is delivered, the stage is done. */
+        private boolean connectionDone;
+        private boolean inputDone;
+
+        Logic(CompletableFuture<UringTcp.OutgoingConnection> connected) {
+            super(shape);
+            this.connected = connected;
+            setHandler(in, new AbstractInHandler() {
+                @Override
+                public void onPush() {
+                    held = grab(in);
+                    writeHeldIfRoom();
+                }
+
+                @Override
+                public void onUpstreamFinish() {
+                    inputDone = true;
+                    closeIfWritten();
+                }
+
+                @Override
+                public void onUpstreamFailure(Throwable e) {
+                    if (connection != null) {
+                        connection.tell(CloseCommand.ABORT);
+                    }
+                    failStage(e);
+                }
+            });
+            setHandler(out, new AbstractOutHandler() {
+                @Override
+                public void onPull() {
+                    deliver();
+                }
+
+                @Override
+                public void onDownstreamFinish(Throwable cause) {
+                    cancel(in);
+                    if (connection != null) {
+                        connection.tell(CloseCommand.CLOSE); // its Closed event ends the stage
+                    } else {
+                        completeStage();
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void preStart() {
+            setKeepGoing(true); // the close handshake finishes after both ports are done
+            // The stage actor is the handler: its messages run on the stage, in order.
+            self = Adapter.toTyped(getStageActor(message -> {
+                onEvent((Event) message._2());
+                return BoxedUnit.UNIT;
+            }).ref());
+            maxWriteQueue = UringExtension.get(Adapter.toTyped(materializer().system())).settings().tcp()
+                    .maxWriteQueue();
+            if (accepted != null) {
+                start(accepted);
+            } else {
+                TcpManager.get(Adapter.toTyped(materializer().system())).manager()
+                        .tell(new TcpProtocol.Connect(self, remote));
+            }
+        }
+
+        private void start(ActorRef<ConnectionCommand> c) {
+            connection = c;
+            // Always kept open on the peer's end of stream: replies still in the user's flow must get out. The
+            // connection closes when this stage's input completes (fully, or with half-close only our side).
+            connection.tell(new TcpProtocol.Register(self, true));
+            if (inputDone) {
+                closeIfWritten();
+            } else {
+                pull(in);
+            }
+        }
+
+        /**
+         * Writes the held element if the connection's queue can take it: the queue is empty (any size goes), or
+         * the bytes not yet acknowledged plus this element stay within {@code uring.tcp.max-write-queue}. So the
+         * connection never refuses a write of this stage.
+         */
+        private void writeHeldIfRoom() {
+            if (held == null || connection == null
+                    || (unacknowledged > 0 && unacknowledgedBytes + held.size() > maxWriteQueue)) {
+                return;
+            }
+            unacknowledged++;
+            unacknowledgedBytes += held.size();
+            connection.tell(new TcpProtocol.Write(held, new Ack(held.size())));
+            held = null;
+            pullIfRoom();
+            closeIfWritten();
+        }
+
+        /** The input is done and all of it is handed to the connection: close (queued writes are sent first). */
+        private void closeIfWritten() {
+            if (inputDone && held == null && connection != null) {
+                // The connection then closes, or with half-close shuts down only our side.
+                connection.tell(halfClose ? CloseCommand.CONFIRMED_CLOSE : CloseCommand.CLOSE);
+            }
+        }
+
+        private void onEvent(Event event) {
+            if (event instanceof TcpProtocol.Received r) {
+                received.add(r.data());
+                if (!suspended && received.size() > MAX_BUFFERED) {
+                    suspended = true;
+                    connection.tell(ReadControl.SUSPEND_READING);
+                }
+                deliver();
+            } else if (event instanceof Ack ack) {
+                unacknowledged--;
+                unacknowledgedBytes -= (Integer) ack.token();
+                writeHeldIfRoom();
+                pullIfRoom();
+            } else if (event instanceof TcpProtocol.Connected c) {
+                connected.complete(new UringTcp.OutgoingConnection(c.remoteAddress(), c.localAddress()));
+                start(c.connection());
+            } else if (event instanceof TcpProtocol.PeerClosed) {
+                peerClosed = true; // the output completes; the close follows when the input does
+                deliver();
+            } else if (event instanceof TcpProtocol.ErrorClosed e) {
+                fail(new StreamTcpException("the connection failed: " + e.cause()));
+            } else if (event instanceof TcpProtocol.Aborted) {
+                fail(new StreamTcpException("the connection was aborted"));
+            } else if (event instanceof ConnectionClosed) { // Closed, ConfirmedClosed: all is sent and done
+                peerClosed = true;
+                connectionDone = true;
+                deliver();
+            } else if (event instanceof CommandFailed f) {
+                if (f.command() instanceof TcpProtocol.Connect) {
+                    connected.completeExceptionally(f.cause());
+                } else {
+                    connection.tell(CloseCommand.ABORT); // a failed stage leaves no socket behind
+                }
+                fail(new StreamTcpException("TCP command failed: " + f.cause().getMessage()));
+            }
+        }
+
+        private void fail(StreamTcpException e) {
+            connected.completeExceptionally(e);
+            failStage(e);
+        }
+
+        private void pullIfRoom() {
+            if (!inputDone && held == null && unacknowledged < MAX_UNACKNOWLEDGED && !hasBeenPulled(in)
+                    && !isClosed(in)) {
+                pull(in);
+            }
+        }
+
+        private void deliver() {
+            while (isAvailable(out) && !received.isEmpty()) {
+                push(out, received.poll());
+            }
+            if (suspended && received.size() < MAX_BUFFERED / 2) {
+                suspended = false;
+                connection.tell(ReadControl.RESUME_READING);
+            }
+            if (peerClosed && received.isEmpty() && !isClosed(out)) {
+                complete(out); // the peer has closed its side: no more data will come
+            }
+            if (connectionDone && received.isEmpty()) {
+                completeStage();
+            }
+        }
+
+        @Override
+        public void postStop() {
+            connected.completeExceptionally(new StreamTcpException("the connection stage stopped before connecting"));
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.uringactors.actors.internal.file;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.PolledIo;
+import dev.uringactors.ring.RequiresIoUring;
+import dev.uringactors.ring.SetupFlag;
+import dev.uringactors.ring.UringException;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** O_DIRECT files with uring.iopoll on a disk without poll queues (the usual VM disk). */
+@ExtendWith(RequiresIoUring.class)
+class DirectIoRoutingTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "iopoll = {0}, fallback = {1}")
+    @CsvSource({"on, fail", "hybrid, plain", "auto, fail"})
+    void directFilesOnADeviceWithoutPollQueues(String iopoll, String fallback) throws Exception {
+        Path file = dir.resolve("direct");
+        byte[] data = new byte[8192];
+        data[4096] = 42;
+        Files.write(file, data);
+        Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
+        assumeTrue(queue.isPresent(), "the temp dir is not on a block device");
+        assumeFalse(queue.get().polled(), "this disk has poll queues: the fallback cannot be seen here");
+        assumeTrue(!iopoll.equals("hybrid") || RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL),
+                "HYBRID_IOPOLL needs kernel 6.13");
+
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, iopoll = " + iopoll + ", iopoll-fallback = " + fallback + " }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            UringFiles files = UringFiles.get(testKit.system());
+            var open = files.open(file, UringOpenOption.DIRECT).toCompletableFuture();
+            if (iopoll.equals("on") && fallback.equals("fail")) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> open.get(10, TimeUnit.SECONDS));
+                UringException refused = assertInstanceOf(UringException.class, e.getCause());
+                assertEquals(Errno.EOPNOTSUPP, refused.errno());
+                assertTrue(refused.getMessage().contains(queue.get().ioPollFile().toString()), refused.getMessage());
+                return;
+            }
+            FileHandle handle = open.get(10, TimeUnit.SECONDS);
+            assertTrue(handle.direct());
+            assertFalse(handle.polled(), "no poll queues: the plain ring serves it");
+            ByteString block = files.read(handle, 4096, 4096).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(4096, block.size());
+            assertEquals(42, block.apply(0));
+            files.close(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
+
+    /** The IOPOLL companion ring sets up under every wait strategy (TASKRUN_FLAG once broke classic and hybrid). */
+    @ParameterizedTest(name = "iopoll = on, wait-strategy = {0}")
+    @CsvSource({"interrupt", "classic", "hybrid"})
+    void theIopollRingStartsUnderEveryWaitStrategy(String strategy) throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, iopoll = on, wait-strategy = " + strategy + " }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            Path file = Files.write(dir.resolve("plain"), new byte[] {1, 2, 3});
+            UringFiles files = UringFiles.get(testKit.system());
+            FileHandle handle = files.open(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(3, files.read(handle, 0, 3).toCompletableFuture().get(10, TimeUnit.SECONDS).size());
+            files.close(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
+}

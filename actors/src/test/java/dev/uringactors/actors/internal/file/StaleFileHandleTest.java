@@ -1,0 +1,65 @@
+package dev.uringactors.actors.internal.file;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import static dev.uringactors.actors.TestRings.assertFailsWith;
+import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A handle whose file was closed reaches no file, even once a later open has been given the same fd number: each
+ * request fails with ClosedChannelException, and a second close closes nothing.
+ */
+@ExtendWith(RequiresIoUring.class)
+class StaleFileHandleTest {
+    @TempDir
+    Path dir;
+    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
+            .withFallback(ConfigFactory.load()));
+    private final UringFiles files = UringFiles.get(kit.system());
+
+    @AfterEach
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void aClosedHandleReachesNoFileEvenWhenItsNumberIsReused() throws Exception {
+        Path first = Files.writeString(dir.resolve("first"), "first file");
+        Path second = Files.writeString(dir.resolve("second"), "second file, opened later");
+        FileHandle stale = get(files.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        get(files.close(stale));
+        FileHandle current = get(files.open(second, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        assertEquals(stale.fd(), current.fd(), "the kernel gives the lowest free number: the same one");
+
+        assertFailsWith(ClosedChannelException.class, files.read(stale, 0, 100));
+        assertFailsWith(ClosedChannelException.class, files.read(stale.onRing(1), 0, 100));
+        assertFailsWith(ClosedChannelException.class, files.write(stale, 0, ByteString.fromString("overwritten")));
+        assertFailsWith(ClosedChannelException.class, files.fsync(stale));
+        assertFailsWith(ClosedChannelException.class, files.close(stale));
+
+        assertEquals("second file, opened later", get(files.read(current, 0, 100)).utf8String(),
+                "the second file is untouched and still open");
+        assertEquals("second file, opened later", get(files.read(current.onRing(1), 0, 100)).utf8String(),
+                "a copy for another ring reaches the same open file");
+        assertEquals("first file", Files.readString(first, StandardCharsets.US_ASCII));
+        get(files.close(current));
+        assertFailsWith(ClosedChannelException.class, files.read(current, 0, 100));
+    }
+
+}

@@ -1,0 +1,112 @@
+package dev.uringactors.actors.internal.loop;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The loop at its edges: tasks handed over while it stops, wake-ups through an SQ that stays full. */
+@ExtendWith(RequiresIoUring.class)
+class RingLoopEdgesTest {
+    @Test
+    void noTaskHandedOverWhileTheLoopStopsIsStranded() throws Exception {
+        UringSettings settings = UringSettings.from(ConfigFactory.load());
+        for (int round = 0; round < 20; round++) {
+            RingLoop loop = new RingLoop(0, settings, null).start();
+            AtomicLong ran = new AtomicLong();
+            int producers = 2;
+            int each = 20_000;
+            List<Thread> threads = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                Thread t = new Thread(() -> {
+                    for (int i = 0; i < each; i++) {
+                        loop.execute(ran::incrementAndGet);
+                    }
+                });
+                threads.add(t);
+                t.start();
+            }
+            loop.stop().get(10, TimeUnit.SECONDS); // while they hand over tasks
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ran.get() < (long) producers * each && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals((long) producers * each, ran.get(), "round " + round + ": every task ran, here or elsewhere");
+        }
+    }
+
+    /**
+     * With SQPOLL the kernel consumes the SQ on its own thread, so a two-entry SQ can still be full right after a
+     * submit. The eventfd read must then wait for room, not fail the ring, and every wake-up must still work.
+     */
+    @Test
+    void wakeUpsKeepWorkingThroughAnSqThatStaysFull() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, sq-entries = 2, defer-taskrun = off, sqpoll { enabled = on, idle = 10ms } }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            for (int batch = 0; batch < 200; batch++) {
+                List<CompletableFuture<Done>> nops = new ArrayList<>();
+                for (int i = 0; i < 50; i++) { // from this thread: each may wake the parked loop
+                    nops.add(AskPattern.<RingProtocol.Command, org.apache.pekko.pattern.StatusReply<Done>>ask(
+                                    UringFiles.get(testKit.system()).ring(0), RingProtocol.Nop::new, Duration.ofSeconds(10),
+                                    testKit.system().scheduler())
+                            .thenApply(org.apache.pekko.pattern.StatusReply::getValue).toCompletableFuture());
+                }
+                for (CompletableFuture<Done> nop : nops) {
+                    assertEquals(Done.getInstance(), nop.get(10, TimeUnit.SECONDS), "batch " + batch);
+                }
+            }
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void aTaskThatRunsTooLongIsReportedOnceAndQuickOnesNever() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, dispatcher.stuck-task-warning = 100ms }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            RingLoop loop = Rings.get(testKit.system()).loop(0);
+            var busy = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<Long>receiveMessage(millis -> {
+                Thread.sleep(millis); // a handler that blocks, and so holds the ring thread
+                return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+            }), "busy", uring.dispatcher(0));
+            for (int i = 0; i < 1000; i++) {
+                busy.tell(0L); // quick ones
+            }
+            assertEquals(0, TestRings.stats(testKit.system(), 0).stuckTasks(), "quick tasks are no incident");
+            busy.tell(2_000L);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (loop.stuckTasks() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, loop.stuckTasks(), "reported while it runs");
+            assertEquals(1, TestRings.stats(testKit.system(), 0).stuckTasks(), "one report for one incident");
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
+}

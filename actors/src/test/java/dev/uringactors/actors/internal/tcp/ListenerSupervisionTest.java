@@ -1,0 +1,120 @@
+package dev.uringactors.actors.internal.tcp;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.tcp.ListenerStats;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Bound;
+import dev.uringactors.actors.tcp.TcpProtocol.Connected;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.GetListenerStats;
+import dev.uringactors.actors.tcp.TcpProtocol.Received;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
+import dev.uringactors.actors.tcp.TcpProtocol.Write;
+import dev.uringactors.actors.tcp.UringTcp;
+import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A bind's accepting fails on every ring (a test hook makes it fail as an unexpected accept error would): each
+ * ring's listener is restarted with back-off while the listening sockets keep their backlog, connections that
+ * arrive meanwhile are served after the restart, and connections from before the failure go on.
+ */
+@ExtendWith(RequiresIoUring.class)
+class ListenerSupervisionTest {
+    private ActorTestKit kit;
+
+    @AfterEach
+    void shutDown() {
+        kit.shutdownTestKit();
+    }
+
+    @ParameterizedTest(name = "listener = {0}")
+    @ValueSource(strings = {"shared", "reuse-port"})
+    void aFailedListenerIsRestartedAndWhatWaitedInTheBacklogIsServed(String listener) throws Exception {
+        kit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 2, tcp { listener = " + listener
+                + ", accept-backoff = 200ms } }").withFallback(ConfigFactory.load()));
+        long socketsBefore = OpenFds.sockets();
+        TestProbe<Event> handler = kit.createTestProbe(Event.class);
+        UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
+        Bound bound = handler.expectMessageClass(Bound.class);
+
+        List<Socket> clients = new ArrayList<>();
+        try {
+            clients.add(connect(bound));
+            Connected first = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+            first.connection().tell(new Register(handler.getRef()));
+
+            bound.listener().tell(TcpListenerGroup.InjectFailure.INSTANCE);
+            for (int i = 0; i < 5; i++) {
+                clients.add(connect(bound)); // the kernel completes the handshake: they wait in the backlog
+            }
+            List<Connected> waited = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                Connected c = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
+                c.connection().tell(new Register(handler.getRef()));
+                waited.add(c);
+            }
+            for (Connected c : waited) {
+                echoOnce(handler, c, clients, "after the restart, from port " + c.remoteAddress().getPort());
+            }
+            echoOnce(handler, first, clients, "from before the failure");
+
+            TestProbe<ListenerStats> stats = kit.createTestProbe();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            ListenerStats s;
+            do { // a ring that accepted none of them may still be in its back-off
+                bound.listener().tell(new GetListenerStats(stats.getRef()));
+                s = stats.receiveMessage();
+            } while (s.restarts() < 2 && System.nanoTime() < deadline);
+            assertEquals(6, s.accepted(), s.toString());
+            assertEquals(2, s.restarts(), "each ring's listener restarted once: " + s);
+        } finally {
+            for (Socket c : clients) {
+                c.close();
+            }
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets),
+                "the listening sockets and every connection are closed");
+    }
+
+    private static Socket connect(Bound bound) throws Exception {
+        Socket s = new Socket(bound.localAddress().getAddress(), bound.localAddress().getPort());
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    /** The client of {@code c} sends {@code text}, the handler gets it and writes it back, the client reads it. */
+    private static void echoOnce(TestProbe<Event> handler, Connected c, List<Socket> clients, String text)
+            throws Exception {
+        Socket client = clients.stream().filter(s -> s.getLocalPort() == c.remoteAddress().getPort()).findFirst()
+                .orElseThrow();
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        client.getOutputStream().write(bytes);
+        Received r = handler.expectMessageClass(Received.class, Duration.ofSeconds(10));
+        assertEquals(text, r.data().utf8String());
+        c.connection().tell(new Write(ByteString.fromArray(bytes), null));
+        assertEquals(text, new String(client.getInputStream().readNBytes(bytes.length), StandardCharsets.US_ASCII));
+    }
+}

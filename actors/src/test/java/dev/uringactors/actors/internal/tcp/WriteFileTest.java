@@ -1,0 +1,236 @@
+package dev.uringactors.actors.internal.tcp;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol.Ack;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Bound;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.Connected;
+import dev.uringactors.actors.tcp.TcpProtocol.ErrorClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
+import dev.uringactors.actors.tcp.TcpProtocol.Write;
+import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
+import dev.uringactors.actors.tcp.UringTcp;
+import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Sending part of a file: every byte in order between writes, in pieces, and a file that ends too soon. Whole
+ * pieces are spliced here and shorter ones read and sent, so that both ways run in every test.
+ */
+@ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WriteFileTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private static final int CHUNK = 16 * 1024;
+
+    @JUnit5TestKit
+    ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
+            "uring { rings = 1, tcp { file-chunk = " + CHUNK + ", splice-threshold = " + (CHUNK - 1) + " } }"))
+            .build();
+
+    @TempDir
+    Path tmp;
+
+    /** A loopback client of a fresh listener, and the server side's connection, registered to {@code handler}. */
+    private record Client(TestProbe<Event> handler, Socket socket, Connected connected) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private Client connect() throws IOException {
+        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
+        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+        InetSocketAddress address = handler.expectMessageClass(Bound.class).localAddress();
+        Socket socket = new Socket(address.getAddress(), address.getPort());
+        socket.setSoTimeout(20_000);
+        Connected c = handler.expectMessageClass(Connected.class);
+        c.connection().tell(new Register(handler.getRef()));
+        return new Client(handler, socket, c);
+    }
+
+    private FileHandle open(Path path) throws Exception {
+        return UringFiles.get(testKit.system()).open(path).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+    }
+
+    @Test
+    void partsOfAFileGoOutInOrderWithTheWritesAroundThem() throws Exception {
+        byte[] content = new byte[10 * CHUNK + 123]; // several pieces and a short last one
+        new Random(3).nextBytes(content);
+        Path path = Files.write(tmp.resolve("data"), content);
+        FileHandle file = open(path);
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
+            c.connection().tell(Write.of(ByteString.fromString("head|")));
+            c.connection().tell(new WriteFile(file, 0, content.length, new Ack("whole")));
+            c.connection().tell(new WriteFile(file, 100, 7, new Ack("part")));
+            c.connection().tell(new WriteFile(file, 5, 0, new Ack("none")));
+            c.connection().tell(new Write(ByteString.fromString("|tail"), new Ack("tail")));
+            c.connection().tell(CloseCommand.CLOSE);
+            byte[] got = readAll(s.getInputStream());
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.write("head|".getBytes());
+            expected.write(content);
+            expected.write(content, 100, 7);
+            expected.write("|tail".getBytes());
+            assertArrayEquals(expected.toByteArray(), got);
+            for (String token : new String[] {"whole", "part", "none", "tail"}) {
+                assertEquals(new Ack(token), handler.expectMessageClass(Ack.class));
+            }
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aHeaderGoesBeforeTheFileWhetherItIsSplicedOrReadAndSent() throws Exception {
+        byte[] content = new byte[2 * CHUNK + 10];
+        new Random(4).nextBytes(content);
+        FileHandle file = open(Files.write(tmp.resolve("headed"), content));
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
+            ByteString header = ByteString.fromString("HEADER\r\n");
+            c.connection().tell(new WriteFile(header, file, 0, content.length, false, new Ack("spliced")));
+            c.connection().tell(new WriteFile(header, file, 5, 100, false, new Ack("read")));
+            c.connection().tell(new WriteFile(header, file, 0, 0, false, new Ack("header only")));
+            c.connection().tell(CloseCommand.CLOSE);
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.write(header.toArray());
+            expected.write(content);
+            expected.write(header.toArray());
+            expected.write(content, 5, 100);
+            expected.write(header.toArray());
+            assertArrayEquals(expected.toByteArray(), readAll(s.getInputStream()));
+            for (String token : new String[] {"spliced", "read", "header only"}) {
+                assertEquals(new Ack(token), handler.expectMessageClass(Ack.class));
+            }
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aFileGivenToTheConnectionIsClosedWhetherSentRefusedOrLeftUnsent() throws Exception {
+        Path path = Files.write(tmp.resolve("given"), new byte[3 * CHUNK]);
+        Client client = connect();
+        TestProbe<Event> handler = client.handler();
+        Connected c = client.connected();
+        long before = OpenFds.all();
+        FileHandle sent = open(path);
+        FileHandle refused = open(path);
+        FileHandle unsent = open(path);
+        try (client) {
+            Socket s = client.socket();
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), sent, 0, 3 * CHUNK, true, new Ack("sent")));
+            assertArrayEquals(new byte[3 * CHUNK], s.getInputStream().readNBytes(3 * CHUNK));
+            assertEquals(new Ack("sent"), handler.expectMessageClass(Ack.class));
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), refused, -1, 1, true, null));
+            handler.expectMessageClass(CommandFailed.class);
+            // Queued behind a write, then an abort before either completes: never sent, and closed all the same.
+            c.connection().tell(Write.of(ByteString.fromArrayUnsafe(new byte[64 << 10])));
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), unsent, 0, 3 * CHUNK, true, null));
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (OpenFds.all() > before && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(OpenFds.all() <= before, OpenFds.all() + " fds open, " + before + " before the three files");
+    }
+
+    @Test
+    void aFileShorterThanPromisedFailsTheCommandAndClosesTheConnection() throws Exception {
+        byte[] content = new byte[3 * CHUNK];
+        Arrays.fill(content, (byte) 'x');
+        Path path = Files.write(tmp.resolve("short"), content);
+        FileHandle file = open(path);
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
+            WriteFile promised = new WriteFile(file, 0, 5L * CHUNK, new Ack("never"));
+            c.connection().tell(promised);
+            c.connection().tell(Write.of(ByteString.fromString("must not follow")));
+            CommandFailed failed = handler.expectMessageClass(CommandFailed.class, Duration.ofSeconds(10));
+            assertEquals(promised, failed.command());
+            assertInstanceOf(EOFException.class, failed.cause());
+            assertTrue(failed.cause().getMessage().contains("ended at byte " + 3 * CHUNK), failed.cause().getMessage());
+            handler.expectMessageClass(ErrorClosed.class);
+            assertArrayEquals(content, readAll(s.getInputStream()), "what the file had, and nothing after it");
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aFileTruncatedWhileItIsSentEndsTheConnection() throws Exception {
+        // 16 MiB: more than the socket buffers on both sides can take while the peer does not read, so the send
+        // is still going when the file shrinks (a 1 MiB file could be sent whole first, and nothing would end).
+        byte[] content = new byte[1024 * CHUNK];
+        new Random(5).nextBytes(content);
+        Path path = Files.write(tmp.resolve("shrinking"), content);
+        FileHandle file = open(path);
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            Socket s = client.socket();
+            c.connection().tell(new WriteFile(file, 0, content.length, new Ack("never")));
+            InputStream in = s.getInputStream();
+            byte[] first = in.readNBytes(CHUNK); // the send has begun; the peer reads no more for now
+            assertArrayEquals(Arrays.copyOf(content, CHUNK), first);
+            try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw")) {
+                raf.setLength(4 * CHUNK);
+            }
+            byte[] rest = readAll(in);
+            assertTrue(CHUNK + rest.length < content.length, "the response was cut short: " + rest.length);
+            handler.expectMessageClass(CommandFailed.class, Duration.ofSeconds(10));
+            handler.expectMessageClass(ErrorClosed.class);
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}
