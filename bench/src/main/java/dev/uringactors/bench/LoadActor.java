@@ -9,7 +9,7 @@ import org.apache.pekko.pattern.StatusReply;
 import java.util.function.Function;
 
 /**
- * Keeps {@code depth} requests in flight against a ring actor and counts the answers. Spawned on the ring's own
+ * Keeps {@code depth} requests in flight against a ring's file actor and counts the answers. Spawned on the ring's own
  * dispatcher, so a completion, this actor's reaction and the next request stay on the ring thread.
  */
 final class LoadActor {

@@ -44,7 +44,7 @@ import java.util.concurrent.Executor;
  * single byte ranges, index pages and directory listings. Requests are parsed by {@link HttpRequestParser} and
  * answered in order, one at a time per connection.
  *
- * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's actor,
+ * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's file actor,
  * so that opening, reading and sending a file never leave the ring's thread. Every file is opened beneath the
  * root by the kernel ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked
  * ({@link RequestPath}). The response goes out as one {@code WriteFile}: the head, then the file, a piece at a

@@ -22,7 +22,7 @@ public final class RingProtocol {
     private RingProtocol() {
     }
 
-    /** What a ring actor takes. */
+    /** What a ring's file actor takes. */
     public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close {
     }
 

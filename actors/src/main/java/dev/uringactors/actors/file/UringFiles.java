@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /**
- * Files through io_uring for code that is not an actor: each call asks a ring actor and completes with the
+ * Files through io_uring for code that is not an actor: each call asks a ring's file actor and completes with the
  * result or fails with the typed error. A file's requests go to the ring it was opened on.
  */
 public final class UringFiles {

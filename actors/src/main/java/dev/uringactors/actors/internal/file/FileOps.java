@@ -24,7 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * The file requests a ring actor carries out, one small class per op. Data is copied between the Java heap
+ * The file requests a ring's file actor carries out, one small class per op. Data is copied between the Java heap
  * and native memory: a {@code ByteString} is immutable heap data that the GC may move, while the kernel needs
  * an address that stays put until the completion, so each read or write owns a native buffer for that time.
  */

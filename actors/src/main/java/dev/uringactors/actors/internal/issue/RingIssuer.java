@@ -65,7 +65,7 @@ public final class RingIssuer implements CompletionHandler {
     private BufferRing recvBuffers;
     private NativeBuffer wakeBuffer;
     private int generation;
-    private Consumer<Throwable> faultListener = e -> log.error("ring fault with no ring actor to report to", e);
+    private Consumer<Throwable> faultListener = e -> log.error("ring fault with no supervisor to report to", e);
     /** Why the ring is closed for good (the answer to every later request), or null while it is open. */
     private RuntimeException closedBy;
     /** The eventfd read is in the SQ or in flight: another thread's wake-up can end a wait in the kernel. */

@@ -297,7 +297,7 @@ public final class RingLoop implements Executor {
         return issuer.attachedTo();
     }
 
-    /** Counters; call it on the loop thread (the ring actor's GetStats does). */
+    /** Counters; call it on the loop thread (the ring supervisor's GetStats does). */
     RingLoopStats stats() {
         return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
