@@ -58,10 +58,14 @@ final class FileReadBench {
         String rings = args.string("rings", "auto");
         int batch = args.intValue("batch", 1);
         boolean registered = args.bool("registered", false);
+        boolean lend = args.bool("lend", false);
+        if (lend && batch > 1) {
+            throw new IllegalArgumentException("--lend true reads one position to a message: drop --batch");
+        }
         if (registered && !rings.equals("1")) {
             throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
         }
-        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch, registered);
+        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch, registered, lend);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
@@ -69,6 +73,9 @@ final class FileReadBench {
                 u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
         if (batch > 1) {
             System.out.printf("uring: reads sent %d to a message (UringFiles.read with positions)%n", batch);
+        }
+        if (lend) {
+            System.out.println("uring: reads lent to a reader in the ring's buffer (ReadWith), not copied to the heap");
         }
         System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
                         + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io%n",
@@ -110,9 +117,9 @@ final class FileReadBench {
 
     /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
     private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks,
-                                  int batch, boolean registered) throws Exception {
+                                  int batch, boolean registered, boolean lend) throws Exception {
         try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
-            Tally tally = startReads(bench, file, direct, qd, blocks, batch, registered);
+            Tally tally = startReads(bench, file, direct, qd, blocks, batch, registered, lend);
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
             return new UringRun(throughput, bench.uring.ringCount());
@@ -124,15 +131,16 @@ final class FileReadBench {
      * each ring's share kept by an actor on it; the tally counts the answers.
      */
     static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks) throws Exception {
-        return startReads(bench, file, direct, qd, blocks, 1, false);
+        return startReads(bench, file, direct, qd, blocks, 1, false, false);
     }
 
     /**
      * As above, {@code batch} reads to a message ({@code qd / batch} batches in flight on each ring), the file
-     * opened into the ring's registered table if asked (one ring only).
+     * opened into the ring's registered table if asked (one ring only); with {@code lend}, each read is lent to a
+     * reader that only counts the bytes (as the JDK contenders do nothing with theirs) instead of copied.
      */
     static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks, int batch,
-                            boolean registered) throws Exception {
+                            boolean registered, boolean lend) throws Exception {
         List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
         if (direct) {
             options.add(UringOpenOption.DIRECT);
@@ -147,7 +155,12 @@ final class FileReadBench {
         for (int ring = 0; ring < n; ring++) {
             FileHandle onRing = handle.onRing(ring);
             int depth = qd / n + (ring < qd % n ? 1 : 0);
-            if (batch > 1) {
+            if (lend) {
+                bench.spawnOnRing(ring, LoadActor.<Integer>create(bench.files.ring(ring),
+                        replyTo -> new RingProtocol.ReadWith<>(onRing, randomOffset(blocks), BLOCK,
+                                ByteBuffer::remaining, replyTo),
+                        depth, tally), "read-load");
+            } else if (batch > 1) {
                 bench.spawnOnRing(ring, LoadActor.<List<ByteString>>create(bench.files.ring(ring),
                         replyTo -> new RingProtocol.ReadBatch(onRing, randomOffsets(blocks, batch), BLOCK, replyTo),
                         Math.max(1, depth / batch), tally, batch), "read-load");

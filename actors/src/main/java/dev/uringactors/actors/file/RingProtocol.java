@@ -7,9 +7,11 @@ import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 
 import java.nio.file.OpenOption;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The messages a ring's file actor ({@link UringFiles#ring(int)}) takes. Each request is answered exactly once on
@@ -23,7 +25,8 @@ public final class RingProtocol {
     }
 
     /** What a ring's file actor takes. */
-    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadBatch, Write, Fsync, Stat, Close {
+    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadWith, ReadBatch, Write, Fsync, Stat,
+            Close {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -47,6 +50,17 @@ public final class RingProtocol {
     /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */
     public record Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo)
             implements Command {
+    }
+
+    /**
+     * Reads up to {@code length} bytes at {@code position} and answers with what {@code reader} makes of them,
+     * without copying them to the heap first: the reader gets a read-only view of the ring's own buffer, holding
+     * the bytes read (fewer at the end of the file). The reader runs on the ring's thread, and the view lives only
+     * while it runs: keep what it returns, never the view. A reader that throws answers with its exception.
+     * For a parse, a checksum or a copy of the part wanted; a reader that blocks holds up the whole ring.
+     */
+    public record ReadWith<T>(FileHandle file, long position, int length, Function<ByteBuffer, T> reader,
+                              ActorRef<StatusReply<T>> replyTo) implements Command {
     }
 
     /**

@@ -11,6 +11,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 
+import java.nio.ByteBuffer;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,6 +69,15 @@ public final class UringFiles {
     /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
         return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+    }
+
+    /**
+     * Reads up to {@code length} bytes at {@code position} and completes with what {@code reader} makes of them,
+     * without copying them to the heap first ({@link RingProtocol.ReadWith}): the reader runs on the ring's thread
+     * with a read-only view of the ring's buffer, valid only while it runs.
+     */
+    public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
+        return ask(file.ring(), replyTo -> new RingProtocol.ReadWith<>(file, position, length, reader, replyTo));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.uringactors.actors.file.RingProtocol.Open;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
+import dev.uringactors.actors.file.RingProtocol.ReadWith;
 import dev.uringactors.actors.file.RingProtocol.Stat;
 import dev.uringactors.actors.file.RingProtocol.Write;
 import dev.uringactors.actors.file.UringOpenOption;
@@ -46,6 +47,8 @@ import java.util.function.Consumer;
  * with its ring.
  */
 final class FileActor {
+    @SuppressWarnings("unchecked") // the class of a generic record, for the behavior builder
+    private static final Class<ReadWith<?>> READ_WITH = (Class<ReadWith<?>>) (Class<?>) ReadWith.class;
     private final RingLoop loop;
     private final RingIssuer issuer;
     private final OpenFiles openFiles;
@@ -75,6 +78,7 @@ final class FileActor {
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
                 .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
                 .onMessage(Read.class, this::read)
+                .onMessage(READ_WITH, this::readWith)
                 .onMessage(ReadBatch.class, this::readBatch)
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
@@ -141,15 +145,28 @@ final class FileActor {
     }
 
     private Behavior<Command> read(Read m) {
-        if (!isOpen(m.file())) {
-            return reject(m.replyTo(), new ClosedChannelException());
+        Exception refused = readRefusal(m.file(), m.position(), m.length());
+        return refused != null ? reject(m.replyTo(), refused)
+                : issue(new FileOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
+    }
+
+    private <T> Behavior<Command> readWith(ReadWith<T> m) {
+        Exception refused = readRefusal(m.file(), m.position(), m.length());
+        return refused != null ? reject(m.replyTo(), refused) : issue(new FileOps.ReadWith<>(m.file(), m.position(),
+                m.length(), m.reader(), issuer.buffers(), m.replyTo()));
+    }
+
+    /** Why a read of {@code length} bytes at {@code position} of {@code file} is refused, or null. */
+    private Exception readRefusal(FileHandle file, long position, int length) {
+        if (!isOpen(file)) {
+            return new ClosedChannelException();
         }
-        if (m.length() < 0 || m.length() > issuer.maxIoSize() || m.position() < 0) {
-            return reject(m.replyTo(), new IllegalArgumentException("read of " + m.length() + " bytes at "
-                    + m.position() + ": the length must be 0.." + issuer.maxIoSize()
-                    + " (uring.buffers.max-io-size) and the position not negative"));
+        if (length < 0 || length > issuer.maxIoSize() || position < 0) {
+            return new IllegalArgumentException("read of " + length + " bytes at " + position
+                    + ": the length must be 0.." + issuer.maxIoSize()
+                    + " (uring.buffers.max-io-size) and the position not negative");
         }
-        return issue(new FileOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
+        return null;
     }
 
     private Behavior<Command> readBatch(ReadBatch m) {

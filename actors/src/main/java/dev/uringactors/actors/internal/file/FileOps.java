@@ -19,9 +19,11 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Function;
 
 /**
  * The file requests a ring's file actor carries out, one small class per op. Data is copied between the Java heap
@@ -212,7 +214,6 @@ public final class FileOps {
         }
     }
 
-    /** A read or write of a file through a pooled native buffer, which goes back after the final completion. */
     /**
      * A file read or write with a buffer of its own: a registered one where one fits and is free (not for polled
      * files, whose ring has none), else one from the pool.
@@ -277,8 +278,9 @@ public final class FileOps {
         }
     }
 
-    static class Read extends PooledFileOp<ByteString> {
-        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+    /** A read into the op's buffer; what it answers with, its subclass says. */
+    abstract static class FileRead<T> extends PooledFileOp<T> {
+        FileRead(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<T>> replyTo) {
             super(file, position, length, pool, replyTo);
         }
 
@@ -296,12 +298,39 @@ public final class FileOps {
             }
             fileFlags(sqe);
         }
+    }
+
+    /** A read answered with a copy of the bytes read. */
+    static class Read extends FileRead<ByteString> {
+        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(file, position, length, pool, replyTo);
+        }
 
         @Override
         protected ByteString result(int res) {
             byte[] bytes = new byte[res];
             buffer.read(0, bytes, 0, res);
             return ByteString.fromArrayUnsafe(bytes);
+        }
+    }
+
+    /**
+     * A read answered with what a reader makes of the bytes read, in the op's own buffer: nothing is copied
+     * unless the reader copies. The view is read-only and lives only while the reader runs, before the buffer goes
+     * back to its pool.
+     */
+    static final class ReadWith<T> extends FileRead<T> {
+        private final Function<ByteBuffer, T> reader;
+
+        ReadWith(FileHandle file, long position, int length, Function<ByteBuffer, T> reader, BufferPool pool,
+                 ActorRef<StatusReply<T>> replyTo) {
+            super(file, position, length, pool, replyTo);
+            this.reader = reader;
+        }
+
+        @Override
+        protected T result(int res) {
+            return reader.apply(buffer.asByteBuffer().slice(0, res).asReadOnlyBuffer());
         }
     }
 

@@ -22,7 +22,7 @@ public abstract class ReplyOp<T> extends RingOp {
         replyTo.tell(reply);
     }
 
-    /** The answer for a non-negative result. */
+    /** The answer for a non-negative result; what it throws is the answer instead. */
     protected abstract T result(int res);
 
     /** What the op works on, for error messages: a path, a file. */
@@ -42,11 +42,18 @@ public abstract class ReplyOp<T> extends RingOp {
         }
         if (!answered) {
             answered = true;
-            answer(res < 0
-                    ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
-                    : StatusReply.success(result(res)));
+            answer(res < 0 ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
+                    : success(res));
         }
         return true;
+    }
+
+    private StatusReply<T> success(int res) {
+        try {
+            return StatusReply.success(result(res));
+        } catch (RuntimeException e) { // a reader of the caller's (ReadWith) that failed, say
+            return StatusReply.error(e);
+        }
     }
 
     @Override

@@ -1,0 +1,83 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.ReadOnlyBufferException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+
+import static dev.uringactors.actors.TestRings.assertFailsWith;
+import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Reads lent to a reader instead of copied: the reader sees exactly the bytes read, and nothing it does leaks. */
+@ExtendWith(RequiresIoUring.class)
+class ReadWithTest {
+    private static final int SIZE = 300_000;
+    @TempDir
+    Path dir;
+    private final ActorTestKit kit = ActorTestKit.create();
+    private final UringFiles files = UringFiles.get(kit.system());
+
+    @AfterEach
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    private static byte[] remaining(ByteBuffer view) {
+        byte[] bytes = new byte[view.remaining()];
+        view.get(bytes);
+        return bytes;
+    }
+
+    @Test
+    void theReaderSeesTheBytesReadInRegisteredAndPooledBuffersAndShortAtTheEnd() throws Exception {
+        byte[] content = new byte[SIZE];
+        new Random(5).nextBytes(content);
+        FileHandle file = get(files.open(Files.write(dir.resolve("data"), content)));
+        // 4 KiB fits a registered buffer (64 KiB by default), 100 KiB takes a pooled one.
+        for (int length : new int[] {4096, 100_000}) {
+            for (long position : new long[] {0, 12_345, SIZE - 1000, SIZE}) {
+                byte[] read = get(files.read(file, position, length, ReadWithTest::remaining));
+                int from = (int) position;
+                assertArrayEquals(Arrays.copyOfRange(content, from, Math.min(SIZE, from + length)), read,
+                        length + " bytes at " + position);
+            }
+        }
+        get(files.close(file));
+    }
+
+    @Test
+    void theViewIsReadOnlyAndAReaderThatThrowsAnswersWithItsException() throws Exception {
+        FileHandle file = get(files.open(Files.write(dir.resolve("small"), new byte[] {1, 2, 3})));
+        assertFailsWith(ReadOnlyBufferException.class, files.read(file, 0, 3, view -> view.put((byte) 9)));
+        assertFailsWith(IllegalStateException.class, files.read(file, 0, 3, view -> {
+            throw new IllegalStateException("a reader's bug");
+        }));
+        assertEquals(3, get(files.read(file, 0, 3, ByteBuffer::remaining)), "the ring serves on");
+        assertEquals(0, get(Rings.get(kit.system()).stats(file.ring())).requestsInFlight(), "nothing left in flight");
+        get(files.close(file));
+    }
+
+    @Test
+    void badRequestsAreRefusedBeforeTheReaderRuns() throws Exception {
+        FileHandle file = get(files.open(Files.write(dir.resolve("small"), new byte[10])));
+        assertFailsWith(IllegalArgumentException.class, files.read(file, -1, 10, ByteBuffer::remaining));
+        assertFailsWith(IllegalArgumentException.class, files.read(file, 0, Integer.MAX_VALUE, ByteBuffer::remaining));
+        get(files.close(file));
+        assertFailsWith(ClosedChannelException.class, files.read(file, 0, 10, ByteBuffer::remaining));
+    }
+}
