@@ -7,6 +7,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import dev.uringactors.actors.tcp.UringTcp;
 import org.apache.pekko.actor.typed.Behavior;
@@ -63,6 +64,10 @@ final class TcpServer {
                 .onMessage(Connected.class, c -> {
                     ctx.spawnAnonymous(connectionHandler.apply(c), uring.dispatcher(c.ring()));
                     return Behaviors.same();
+                })
+                .onMessageEquals(Unbound.INSTANCE, () -> { // at shutdown, or every ring closed for good
+                    ctx.getLog().info("not listening any more: the rings are closed");
+                    return Behaviors.stopped();
                 })
                 .build();
     }

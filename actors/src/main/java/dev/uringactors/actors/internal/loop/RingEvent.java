@@ -2,6 +2,8 @@ package dev.uringactors.actors.internal.loop;
 
 import dev.uringactors.actors.RingFailedException;
 
+import java.util.function.Consumer;
+
 /**
  * What the actors on a ring hear of its lifecycle, through {@link RingLoop#subscribe}: the ring was opened anew
  * after a fault, or it is closed for good (it failed more often than {@code uring.supervision} allows, or the
@@ -15,5 +17,14 @@ public sealed interface RingEvent {
 
     /** Ring {@code ring} is closed for good: what is left on it closes without it. */
     record Closed(int ring, RuntimeException cause) implements RingEvent {
+    }
+
+    /** A subscriber that hears only of the ring's end: {@code action} runs with it. */
+    static Consumer<RingEvent> whenClosed(Consumer<Closed> action) {
+        return event -> {
+            if (event instanceof Closed closed) {
+                action.accept(closed);
+            }
+        };
     }
 }

@@ -169,11 +169,7 @@ public final class TcpConnection {
         this.fd = fd;
         this.owner = owner;
         ActorRef<ConnectionCommand> self = ctx.getSelf();
-        this.ringEvents = event -> {
-            if (event instanceof RingEvent.Closed closed) {
-                self.tell(new RingClosed(closed.cause()));
-            }
-        };
+        this.ringEvents = RingEvent.whenClosed(closed -> self.tell(new RingClosed(closed.cause())));
     }
 
     /**

@@ -95,11 +95,7 @@ public final class TcpListener {
         InetSocketAddress bound = Sockets.localAddress(listenFd);
         this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
         ActorRef<ListenerCommand> self = ctx.getSelf();
-        this.ringEvents = event -> {
-            if (event instanceof RingEvent.Closed) {
-                self.tell(RingClosed.INSTANCE);
-            }
-        };
+        this.ringEvents = RingEvent.whenClosed(closed -> self.tell(RingClosed.INSTANCE));
     }
 
     /** Accepts on {@code listenFd}; {@code state} outlives each incarnation (create it once per ring). */
