@@ -59,13 +59,15 @@ final class FileReadBench {
         int batch = args.intValue("batch", 1);
         boolean registered = args.bool("registered", false);
         boolean lend = args.bool("lend", false);
+        boolean viaFiles = args.string("via", "actor").equals("files");
         if (lend && batch > 1) {
             throw new IllegalArgumentException("--lend true reads one position to a message: drop --batch");
         }
         if (registered && !rings.equals("1")) {
             throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
         }
-        UringRun uring = uring(file, direct, qd, rings, seconds, blocks, batch, registered, lend);
+        UringRun uring = viaFiles ? uringFiles(file, direct, qd, rings, seconds, blocks)
+                : uring(file, direct, qd, rings, seconds, blocks, batch, registered, lend);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
@@ -73,6 +75,9 @@ final class FileReadBench {
                 u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
         if (batch > 1) {
             System.out.printf("uring: reads sent %d to a message (UringFiles.read with positions)%n", batch);
+        }
+        if (viaFiles) {
+            System.out.println("uring: reads through UringFiles (a CompletionStage per read), not an actor");
         }
         if (lend) {
             System.out.println("uring: reads lent to a reader in the ring's buffer (ReadWith), not copied to the heap");
@@ -126,6 +131,33 @@ final class FileReadBench {
         }
     }
 
+    /** {@code qd} chains of reads through {@code UringFiles}, each read's completion starting the next. */
+    private static UringRun uringFiles(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
+            throws Exception {
+        try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
+            FileHandle handle = bench.files.open(file, uringOptions(direct, false)).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            Tally tally = new Tally();
+            for (int i = 0; i < qd; i++) {
+                readOn(bench.files, handle.onRing(i % bench.uring.ringCount()), blocks, tally);
+            }
+            Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
+            tally.checkNoFailures();
+            return new UringRun(throughput, bench.uring.ringCount());
+        }
+    }
+
+    private static void readOn(UringFiles files, FileHandle file, long blocks, Tally tally) {
+        files.read(file, randomOffset(blocks), BLOCK).whenComplete((data, failure) -> {
+            if (failure != null) {
+                tally.failure(failure);
+            } else {
+                tally.success();
+                readOn(files, file, blocks, tally);
+            }
+        });
+    }
+
     /**
      * Starts {@code qd} random 4 KiB reads of {@code file} in flight through the actors, spread over the rings,
      * each ring's share kept by an actor on it; the tally counts the answers.
@@ -141,14 +173,7 @@ final class FileReadBench {
      */
     static Tally startReads(BenchSystem bench, Path file, boolean direct, int qd, long blocks, int batch,
                             boolean registered, boolean lend) throws Exception {
-        List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
-        if (direct) {
-            options.add(UringOpenOption.DIRECT);
-        }
-        if (registered) {
-            options.add(UringOpenOption.REGISTERED);
-        }
-        FileHandle handle = UringFiles.get(bench.system).open(file, options.toArray(OpenOption[]::new))
+        FileHandle handle = bench.files.open(file, uringOptions(direct, registered))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         Tally tally = new Tally();
         int n = bench.uring.ringCount();
@@ -171,6 +196,17 @@ final class FileReadBench {
             }
         }
         return tally;
+    }
+
+    private static OpenOption[] uringOptions(boolean direct, boolean registered) {
+        List<OpenOption> options = new ArrayList<>(List.of(StandardOpenOption.READ));
+        if (direct) {
+            options.add(UringOpenOption.DIRECT);
+        }
+        if (registered) {
+            options.add(UringOpenOption.REGISTERED);
+        }
+        return options.toArray(OpenOption[]::new);
     }
 
     private static OpenOption[] jdkOptions(boolean direct) {

@@ -10,6 +10,8 @@ import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
+import scala.concurrent.ExecutionContext;
+import scala.jdk.javaapi.FutureConverters;
 
 import java.nio.ByteBuffer;
 import java.nio.file.OpenOption;
@@ -18,14 +20,19 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /**
  * Files through io_uring for code that is not an actor: each call asks a ring's file actor and completes with the
- * result or fails with the typed error. A file's requests go to the ring it was opened on.
+ * result or fails with the typed error. A file's requests go to the ring it was opened on. The stages complete on
+ * that ring's thread, so a callback attached with {@code thenApply} or {@code whenComplete} runs there, with no
+ * thread hop: keep it short, or attach it with an {@code ...Async} method and an executor of your own.
  */
 public final class UringFiles {
+    /** Runs a callback on the thread that completes the future: the ring's, for an answer. */
+    private static final ExecutionContext ON_ANSWERING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
     private final UringExtension uring;
     private final FileRings files;
     private final Scheduler scheduler;
@@ -109,7 +116,16 @@ public final class UringFiles {
         return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
     }
 
+    /**
+     * Asks ring {@code ring}'s file actor, and completes a plain future on the thread the answer arrives on. (The
+     * ask's own stage runs even non-async callbacks on another thread: a hop to the common pool per callback,
+     * and a new thread per callback where the JVM sees one CPU.)
+     */
     private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
-        return AskPattern.askWithStatus(files.actor(ring), request::apply, timeout, scheduler);
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        FutureConverters.asScala(AskPattern.askWithStatus(files.actor(ring), request::apply, timeout, scheduler))
+                .onComplete(result -> result.isSuccess() ? answer.complete(result.get())
+                        : answer.completeExceptionally(result.failed().get()), ON_ANSWERING_THREAD);
+        return answer;
     }
 }

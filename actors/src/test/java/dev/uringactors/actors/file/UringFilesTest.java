@@ -1,0 +1,47 @@
+package dev.uringactors.actors.file;
+
+import dev.uringactors.actors.Fifo;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletionStage;
+
+import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The CompletionStage facade: its stages complete on the file's ring thread, with no hop to another thread. */
+@ExtendWith(RequiresIoUring.class)
+class UringFilesTest {
+    @TempDir
+    Path dir;
+    private final ActorTestKit kit = ActorTestKit.create();
+    private final UringFiles files = UringFiles.get(kit.system());
+
+    @AfterEach
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void callbacksRunOnTheFilesRingThread() throws Exception {
+        // A read of a FIFO stays in flight until something is written: the callbacks are attached before it ends.
+        Path fifo = Fifo.create(dir, "fifo");
+        FileHandle file = get(files.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        CompletionStage<String> copied = files.read(file, 0, 4).thenApply(bytes -> Thread.currentThread().getName());
+        CompletionStage<String> lent = files.read(file, 0, 4, buffer -> 0)
+                .thenApply(n -> Thread.currentThread().getName());
+        Files.write(fifo, "12345678".getBytes(StandardCharsets.US_ASCII));
+        // Pekko's own ask hands each callback to another thread (a new one per callback where the JVM sees one CPU).
+        assertEquals("uring-ring-" + file.ring(), get(copied));
+        assertEquals("uring-ring-" + file.ring(), get(lent));
+        get(files.close(file));
+    }
+}
