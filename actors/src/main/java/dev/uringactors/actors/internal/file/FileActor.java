@@ -68,11 +68,14 @@ final class FileActor {
 
     /** Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files. */
     static Behavior<Command> create(RingLoop loop, OpenFiles openFiles) {
-        return Behaviors.setup(ctx -> new FileActor(loop, openFiles).behavior());
+        return Behaviors.setup(ctx -> {
+            FileActor actor = new FileActor(loop, openFiles);
+            loop.subscribe(actor.forgetTable);
+            return actor.behavior();
+        });
     }
 
     private Behavior<Command> behavior() {
-        loop.subscribe(forgetTable);
         return Behaviors.receive(Command.class)
                 .onMessage(Nop.class, m -> issue(new FileOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
