@@ -41,7 +41,8 @@ public final class TestRings {
     /** Reports a fault of ring {@code ring} that names the ring open there now; returns its generation. */
     public static int fault(ActorSystem<?> system, int ring, String message) throws Exception {
         int generation = generation(system, ring);
-        Rings.get(system).supervisor(ring).tell(new RingSupervisor.Fault(new IllegalStateException(message), generation));
+        Rings.get(system).supervisor(ring)
+                .tell(new RingSupervisor.Fault(new IllegalStateException(message), generation));
         return generation;
     }
 

@@ -8,8 +8,10 @@ public final class Main {
                   NOPs through one SINGLE_ISSUER|DEFER_TASKRUN ring; with --c-nop, liburing's C figure beside it
               actor-nop --seconds 5 [--depth 32] [--wait interrupt|classic|hybrid]
                   NOP requests from an actor on the ring thread, answered as messages
-              file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto] [--batch 1] [--registered false] [--fio fio [--fio-best true]]
-                  4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio)
+              file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto]
+                        [--batch 1] [--registered false] [--lend false] [--via actor|files] [--fio fio [--fio-best true]]
+                  4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio); --lend:
+                  ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
                   echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp
               accept --count 10000 [--batch 2000] [--c-accept /tmp/uring-anchors/accept_bench]

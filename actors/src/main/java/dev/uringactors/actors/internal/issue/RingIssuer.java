@@ -81,8 +81,8 @@ public final class RingIssuer implements CompletionHandler {
      * times file requests for a polling wait strategy, with that many samples per estimate.
      */
     public RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
-               int maxIoSize, UringSettings.FixedBuffers fixedSettings, int registeredFileSlots, int recvBufferCount,
-               int recvBufferSize, int forecastWindow) {
+                      int maxIoSize, UringSettings.FixedBuffers fixedSettings, int registeredFileSlots,
+                      int recvBufferCount, int recvBufferSize, int forecastWindow) {
         this.index = index;
         this.registeredFileSlots = registeredFileSlots;
         this.fixedSettings = fixedSettings;

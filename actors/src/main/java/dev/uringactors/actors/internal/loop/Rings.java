@@ -72,8 +72,9 @@ public final class Rings implements Extension {
                 classic.dispatchers().registerConfigurator(id,
                         new DispatcherConfigurator(config, classic.dispatchers().prerequisites()));
                 dispatcherIds.add(id);
-                supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(),
-                                new RestartBudget(settings.supervision().maxRestarts(), settings.supervision().within())),
+                RestartBudget budget = new RestartBudget(settings.supervision().maxRestarts(),
+                        settings.supervision().within());
+                supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(), budget),
                         "uring-ring-" + i + "-supervisor", DispatcherSelector.fromConfig(id)));
             }
         } catch (RuntimeException e) {

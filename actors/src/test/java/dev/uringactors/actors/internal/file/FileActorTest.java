@@ -125,8 +125,8 @@ class FileActorTest {
         assertInstanceOf(IllegalArgumentException.class, failure(read));
 
         TestProbe<StatusReply<FileHandle>> opened = testKit.createTestProbe();
-        UringFiles.get(testKit.system()).ring(0).tell(new RingProtocol.Open(file, Set.of(StandardOpenOption.DELETE_ON_CLOSE),
-                opened.getRef()));
+        UringFiles.get(testKit.system()).ring(0)
+                .tell(new RingProtocol.Open(file, Set.of(StandardOpenOption.DELETE_ON_CLOSE), opened.getRef()));
         assertTrue(failure(opened).getMessage().contains("DELETE_ON_CLOSE"));
         UringFiles.get(testKit.system()).close(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }

@@ -70,8 +70,8 @@ class RingLoopEdgesTest {
                 List<CompletableFuture<Done>> nops = new ArrayList<>();
                 for (int i = 0; i < 50; i++) { // from this thread: each may wake the parked loop
                     nops.add(AskPattern.<RingProtocol.Command, org.apache.pekko.pattern.StatusReply<Done>>ask(
-                                    UringFiles.get(testKit.system()).ring(0), RingProtocol.Nop::new, Duration.ofSeconds(10),
-                                    testKit.system().scheduler())
+                                    UringFiles.get(testKit.system()).ring(0), RingProtocol.Nop::new,
+                                    Duration.ofSeconds(10), testKit.system().scheduler())
                             .thenApply(org.apache.pekko.pattern.StatusReply::getValue).toCompletableFuture());
                 }
                 for (CompletableFuture<Done> nop : nops) {

@@ -74,8 +74,9 @@ class RingRestartAndShutdownTest {
             UringExtension u = UringExtension.get(strict.system());
             int first = generation(strict.system(), 0);
             // A loop that fails reports every turn until the supervisor hears of it: two reports about one ring.
-            Rings.get(strict.system()).supervisor(0).tell(new RingSupervisor.Fault(new IllegalStateException("turn 1"), first));
-            Rings.get(strict.system()).supervisor(0).tell(new RingSupervisor.Fault(new IllegalStateException("turn 2"), first));
+            ActorRef<RingSupervisor.Command> supervisor = Rings.get(strict.system()).supervisor(0);
+            supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 1"), first));
+            supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 2"), first));
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
             UringFiles.get(strict.system()).ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(),
