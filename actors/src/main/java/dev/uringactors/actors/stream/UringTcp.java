@@ -6,8 +6,6 @@ import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Extension;
-import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.io.Inet;
 import org.apache.pekko.stream.ActorAttributes;
@@ -33,14 +31,14 @@ import java.util.concurrent.CompletionStage;
  * multishot accept on one listening socket; with {@code reuse-port} each ring has its own SO_REUSEPORT socket
  * and the kernel spreads connections by hash. Either way a connection lives on the ring that accepted it.
  */
-public final class UringTcp implements Extension {
-    private UringTcp(ActorSystem<?> system) {
-        UringExtension.get(system); // the rings start with the first use of any of their facades
+public final class UringTcp {
+    private UringTcp() {
     }
 
-    /** The TCP extension of a typed system. */
+    /** TCP as streams on a typed system's rings, which start now if they have not. */
     public static UringTcp get(ActorSystem<?> system) {
-        return Id.INSTANCE.apply(system);
+        UringExtension.get(system);
+        return new UringTcp();
     }
 
     /** As Pekko's {@code Tcp.get}: from a classic actor system, or anything that provides one. */
@@ -180,18 +178,5 @@ public final class UringTcp implements Extension {
 
     /** An established outgoing connection, as Pekko's {@code Tcp.OutgoingConnection}. */
     public record OutgoingConnection(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
-    }
-
-    /** The extension's id, for Pekko's extension registry. */
-    public static final class Id extends ExtensionId<UringTcp> {
-        private static final Id INSTANCE = new Id();
-
-        private Id() {
-        }
-
-        @Override
-        public UringTcp createExtension(ActorSystem<?> system) {
-            return new UringTcp(system);
-        }
     }
 }
