@@ -175,8 +175,11 @@ public final class TcpProtocol {
     public record Bound(InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) implements Event {
     }
 
-    /** The listener is closed. */
-    public enum Unbound implements Event {
+    /**
+     * The listener is closed: after an {@link Unbind}, or when its rings closed (at shutdown, or for good). Like
+     * the closing events, one that finds its handler gone is not logged as a dead letter.
+     */
+    public enum Unbound implements Event, DeadLetterSuppression {
         /** The one instance. */
         INSTANCE
     }
