@@ -26,7 +26,6 @@ public final class UringExtension implements Extension {
     private final Rings rings;
     /** The rings' JMX beans with {@code uring.jmx = on}, else null. */
     private final RingMBeans mbeans;
-    private CompletionStage<Done> shutdown;
 
     private UringExtension(ActorSystem<?> system) {
         this.rings = Rings.get(system);
@@ -96,13 +95,10 @@ public final class UringExtension implements Extension {
 
     /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
     public synchronized CompletionStage<Done> shutdown() {
-        if (shutdown == null) {
-            if (mbeans != null) {
-                mbeans.unregister();
-            }
-            shutdown = rings.shutdown();
+        if (mbeans != null) {
+            mbeans.unregister(); // again, harmlessly: it forgets what it unregistered
         }
-        return shutdown;
+        return rings.shutdown(); // the same stage each time
     }
 
     /**

@@ -19,8 +19,12 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The only submitter of one ring, living on its loop thread: turns {@link RingOp}s into SQEs, keeps them in a
@@ -54,7 +58,7 @@ public final class RingIssuer implements CompletionHandler {
     /** The current ring has a registered file table for UringOpenOption.REGISTERED. */
     private boolean fileTable;
     /** The kinds of registration the kernel refused, each said once. */
-    private final java.util.Set<String> refusalsLogged = new java.util.HashSet<>();
+    private final Set<String> refusalsLogged = new HashSet<>();
     /** The current ring's registered buffers, or null. */
     private FixedBuffers fixed;
     private SlotTable slots = new SlotTable();
@@ -123,7 +127,7 @@ public final class RingIssuer implements CompletionHandler {
             return false;
         }
         int[] empty = new int[registeredFileSlots];
-        java.util.Arrays.fill(empty, -1);
+        Arrays.fill(empty, -1);
         return registerOrNull("registered file table (uring.files.registered-slots)",
                 "files opened REGISTERED are opened as usual", () -> {
                     ring.registerFiles(empty);
@@ -147,7 +151,7 @@ public final class RingIssuer implements CompletionHandler {
      * Registers something with the new ring; where the kernel refuses (locked memory, an old kernel), says so
      * once per kind, with what happens instead, and gives null.
      */
-    private <T> T registerOrNull(String what, String instead, java.util.function.Supplier<T> register) {
+    private <T> T registerOrNull(String what, String instead, Supplier<T> register) {
         try {
             return register.get();
         } catch (UringException e) {
@@ -393,12 +397,10 @@ public final class RingIssuer implements CompletionHandler {
         }
     }
 
-    /** Answers everything with a failure, cancels and drains what is in flight, closes the ring. */
-    public void close(Duration drainTimeout) {
-        close(new IllegalStateException("the ring is shut down"), drainTimeout);
-    }
-
-    /** As {@link #close(Duration)}, answering what was in flight, and every later request, with {@code cause}. */
+    /**
+     * Closes the ring for good: answers what is in flight, and every later request, with {@code cause}, cancels
+     * and drains what is in flight, and closes the ring.
+     */
     public void close(RuntimeException cause, Duration drainTimeout) {
         if (closedBy == null) {
             closedBy = cause;

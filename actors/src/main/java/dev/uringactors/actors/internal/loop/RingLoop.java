@@ -154,8 +154,9 @@ public final class RingLoop implements Executor {
             log.error("ring loop {} died", index, fatal);
         } finally {
             if (issuer.isOpen()) {
-                issuer.close(settings.shutdownTimeout());
-                publish(new RingEvent.Closed(index, new IllegalStateException("ring " + index + " is shut down")));
+                IllegalStateException shutDown = new IllegalStateException("ring " + index + " is shut down");
+                issuer.close(shutDown, settings.shutdownTimeout());
+                publish(new RingEvent.Closed(index, shutDown));
             }
             stopped.complete(null);
             wakeFd.close();
