@@ -43,6 +43,7 @@ public record UringSettings(
         Duration stuckTaskWarning,
         Duration shutdownTimeout,
         Duration requestTimeout,
+        Admission admission,
         Supervision supervision,
         Tcp tcp,
         boolean jmx) {
@@ -83,6 +84,13 @@ public record UringSettings(
         FAIL,
         /** The request goes to a plain ring. */
         PLAIN
+    }
+
+    /**
+     * {@code uring.admission}: per ring, the callers' requests (file requests) in the kernel at once, and those
+     * that may wait for room; past both a request is refused at once.
+     */
+    public record Admission(int maxInFlight, int maxWaiting) {
     }
 
     /** {@code uring.buffers.fixed}: {@code count} registered buffers of {@code size} bytes per ring; 0 for none. */
@@ -195,6 +203,9 @@ public record UringSettings(
                 r.duration("dispatcher.stuck-task-warning", Duration.ofMillis(10), Duration.ofHours(1)),
                 r.duration("shutdown-timeout", Duration.ofMillis(1), Duration.ofHours(1)),
                 r.duration("request-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
+                new Admission(r.intOrAuto("admission.max-in-flight", 1, 1 << 20,
+                                cqEntries != 0 ? cqEntries : 2 * sqEntries),
+                        r.intOrAuto("admission.max-waiting", 0, 1 << 24, Math.max(16 * sqEntries, 1024))),
                 new Supervision(r.intIn("supervision.max-restarts", 0, 1000),
                         r.duration("supervision.within", Duration.ofMillis(1), Duration.ofDays(1))),
                 new Tcp(r.oneOf("tcp.listener", ListenerMode.class),
@@ -252,10 +263,9 @@ public record UringSettings(
         }
         if (deferTaskrun) {
             flags.add(SetupFlag.DEFER_TASKRUN);
-            if (waitStrategy != WaitMode.INTERRUPT) {
-                // Spinning then reads IORING_SQ_TASKRUN instead of entering the kernel to look for completions.
-                flags.add(SetupFlag.TASKRUN_FLAG);
-            }
+            // Completions waiting for the ring thread show as IORING_SQ_TASKRUN: a loop too busy to wait then
+            // still collects them at its next submit, and a spinning one reads the flag instead of entering.
+            flags.add(SetupFlag.TASKRUN_FLAG);
         } else if (coopTaskrun && !sqpoll.enabled()) {
             flags.add(SetupFlag.COOP_TASKRUN);
         }

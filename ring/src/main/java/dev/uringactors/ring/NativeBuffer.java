@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Native memory outside the Java heap, for what an SQE points at: I/O buffers, paths, iovecs, timespecs. The GC
@@ -14,7 +15,11 @@ import java.time.Duration;
  * The owner must keep it until the final completion of every request that points into it.
  */
 public final class NativeBuffer implements AutoCloseable {
+    /** Bytes of native memory allocated through this class and not yet freed, in the whole JVM. */
+    private static final AtomicLong LIVE_BYTES = new AtomicLong();
+
     private final long base;
+    private final long allocated;
     private final long address;
     private final long size;
     private final Pointer pointer;
@@ -28,10 +33,12 @@ public final class NativeBuffer implements AutoCloseable {
         if (Integer.bitCount(alignment) != 1) {
             throw new IllegalArgumentException("alignment must be a power of two: " + alignment);
         }
-        this.base = Native.malloc(size + alignment - 1);
+        this.allocated = size + alignment - 1;
+        this.base = Native.malloc(allocated);
         if (base == 0) {
-            throw new OutOfMemoryError("malloc(" + (size + alignment - 1) + ") failed");
+            throw new OutOfMemoryError("malloc(" + allocated + ") failed");
         }
+        LIVE_BYTES.addAndGet(allocated);
         this.address = (base + alignment - 1) & -(long) alignment;
         this.size = size;
         this.pointer = new Pointer(address);
@@ -123,7 +130,13 @@ public final class NativeBuffer implements AutoCloseable {
         if (!freed) {
             freed = true;
             Native.free(base);
+            LIVE_BYTES.addAndGet(-allocated);
         }
+    }
+
+    /** Native memory allocated as buffers and not yet freed, in bytes, in the whole JVM: what bounds are checked by. */
+    public static long liveBytes() {
+        return LIVE_BYTES.get();
     }
 
     private void checkLive() {

@@ -413,13 +413,26 @@ public final class Ring implements AutoCloseable {
         if (closed) {
             return;
         }
-        long left = 0;
+        if (!close(DISCARD, options.closeTimeout().toNanos())) {
+            throw new IllegalStateException(inFlight() + " requests were still in flight when the ring closed; the "
+                    + "kernel cancels them, but memory they point at must not be freed until it has");
+        }
+    }
+
+    /**
+     * Drains once, handing what completes to {@code handler}, then unmaps the ring and closes its fd, whatever the
+     * drain left. Returns whether nothing was left in flight: only then may the memory the requests pointed at be
+     * freed. Close on the issuer thread, as {@link #close()}.
+     */
+    public boolean close(CompletionHandler handler, long drainTimeoutNanos) {
+        if (closed) {
+            return inFlight() <= 0;
+        }
+        boolean drained = false;
         try {
-            if (!drain(DISCARD, options.closeTimeout().toNanos())) {
-                left = inFlight();
-            }
+            drained = drain(handler, drainTimeoutNanos);
         } catch (UringException e) {
-            left = inFlight(); // e.g. EEXIST: not the issuer; the kernel cancels them when the fd is closed
+            // e.g. EEXIST: not the issuer; the kernel cancels them when the fd is closed
         } finally {
             unregisterRingFd();
             droppedAtClose = cq.dropped();
@@ -432,10 +445,7 @@ public final class Ring implements AutoCloseable {
             LibC.close(fd);
             waitArg.close();
         }
-        if (left > 0) {
-            throw new IllegalStateException(left + " requests were still in flight when the ring closed; the "
-                    + "kernel cancels them, but memory they point at must not be freed until it has");
-        }
+        return drained;
     }
 
     private void checkOpen() {

@@ -85,7 +85,7 @@ final class FileActor {
                 .onMessage(ReadBatch.class, this::readBatch)
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
-                .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
+                .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), m.replyTo())))
                 .onMessage(Close.class, this::close)
                 .onSignal(PostStop.class, s -> {
                     loop.unsubscribe(forgetTable);
@@ -118,10 +118,9 @@ final class FileActor {
         // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
         boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && !polled;
         return issue(directory == null
-                ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles,
-                        issuer.buffers(), replyTo)
+                ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles, replyTo)
                 : FileOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),
-                        openFiles, issuer.buffers(), replyTo));
+                        openFiles, replyTo));
     }
 
     /**
@@ -150,13 +149,13 @@ final class FileActor {
     private Behavior<Command> read(Read m) {
         Exception refused = readRefusal(m.file(), m.position(), m.length());
         return refused != null ? reject(m.replyTo(), refused)
-                : issue(new FileOps.Read(m.file(), m.position(), m.length(), issuer.buffers(), m.replyTo()));
+                : issue(new FileOps.Read(m.file(), m.position(), m.length(), m.replyTo()));
     }
 
     private <T> Behavior<Command> readWith(ReadWith<T> m) {
         Exception refused = readRefusal(m.file(), m.position(), m.length());
         return refused != null ? reject(m.replyTo(), refused) : issue(new FileOps.ReadWith<>(m.file(), m.position(),
-                m.length(), m.reader(), issuer.buffers(), m.replyTo()));
+                m.length(), m.reader(), m.replyTo()));
     }
 
     /** Why a read of {@code length} bytes at {@code position} of {@code file} is refused, or null. */
@@ -187,7 +186,7 @@ final class FileActor {
         }
         BatchAnswer answer = new BatchAnswer(m.positions().length, m.replyTo());
         for (int i = 0; i < m.positions().length; i++) {
-            issuer.issue(new FileOps.BatchRead(m.file(), m.positions()[i], m.length(), issuer.buffers(), answer, i));
+            issuer.issue(new FileOps.BatchRead(m.file(), m.positions()[i], m.length(), answer, i));
         }
         return Behaviors.same();
     }
@@ -201,7 +200,7 @@ final class FileActor {
                     + m.position() + ": at most " + issuer.maxIoSize()
                     + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
         }
-        return issue(new FileOps.Write(m.file(), m.position(), m.data(), issuer.buffers(), m.replyTo()));
+        return issue(new FileOps.Write(m.file(), m.position(), m.data(), m.replyTo()));
     }
 
     private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {

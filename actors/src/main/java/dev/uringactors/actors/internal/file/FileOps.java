@@ -59,6 +59,11 @@ public final class FileOps {
         }
 
         @Override
+        protected Admission admission() {
+            return Admission.REQUEST;
+        }
+
+        @Override
         protected Done result(int res) {
             return Done.getInstance();
         }
@@ -86,6 +91,12 @@ public final class FileOps {
             }
         }
 
+        /** A close must follow the reads queued before it, and must happen. */
+        @Override
+        protected Admission admission() {
+            return Admission.REQUEST_NEVER_REFUSED;
+        }
+
         /** The ring is closed: a plain fd is closed directly; a registered file went with the ring's table. */
         @Override
         protected void refuse(Throwable cause) {
@@ -100,20 +111,37 @@ public final class FileOps {
      */
     abstract static class PathOp<T> extends ReplyOp<T> {
         final Path path;
-        final NativeBuffer buffer;
+        private final byte[] kernelPath;
+        private final int extraBytes;
         /** Where the room after the path begins: 8-aligned. */
         final int extra;
-        private final BufferPool pool;
+        private BufferPool pool;
+        NativeBuffer buffer;
 
         /** {@code path} names the file in answers and errors; {@code kernelPath} is what the kernel is given. */
-        PathOp(Path path, String kernelPath, int extraBytes, BufferPool pool, ActorRef<StatusReply<T>> replyTo) {
+        PathOp(Path path, String kernelPath, int extraBytes, ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
             this.path = path;
+            this.kernelPath = kernelPath.getBytes(StandardCharsets.UTF_8);
+            this.extraBytes = extraBytes;
+            this.extra = (this.kernelPath.length + 1 + 7) & ~7;
+        }
+
+        @Override
+        protected Admission admission() {
+            return Admission.REQUEST;
+        }
+
+        @Override
+        protected void acquire(BufferPool pool) {
             this.pool = pool;
-            byte[] bytes = kernelPath.getBytes(StandardCharsets.UTF_8);
-            this.extra = (bytes.length + 1 + 7) & ~7;
             this.buffer = pool.acquire(extra + extraBytes);
-            buffer.asByteBuffer().put(0, bytes).put(bytes.length, (byte) 0);
+            buffer.asByteBuffer().put(0, kernelPath).put(kernelPath.length, (byte) 0);
+            writeExtra();
+        }
+
+        /** Fills the room after the path, if the op gives the kernel something there. */
+        void writeExtra() {
         }
 
         long pathAddress() {
@@ -131,7 +159,9 @@ public final class FileOps {
 
         @Override
         protected void release() {
-            pool.release(buffer);
+            if (buffer != null) {
+                pool.release(buffer);
+            }
         }
     }
 
@@ -151,9 +181,9 @@ public final class FileOps {
         private final OpenFiles files;
 
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean polled, boolean registered, int ring, OpenFiles files, BufferPool pool,
+                     boolean polled, boolean registered, int ring, OpenFiles files,
                      ActorRef<StatusReply<FileHandle>> replyTo) {
-            super(path, kernelPath, beneath ? OpenHow.SIZE : 0, pool, replyTo);
+            super(path, kernelPath, beneath ? OpenHow.SIZE : 0, replyTo);
             this.files = files;
             this.registered = registered;
             this.dirfd = dirfd;
@@ -163,25 +193,29 @@ public final class FileOps {
             this.direct = direct;
             this.polled = polled;
             this.ring = ring;
+        }
+
+        @Override
+        void writeExtra() {
             if (beneath) { // openat2 takes a mode only to create
-                OpenHow.write(buffer, extra, this.flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
+                OpenHow.write(buffer, extra, flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
                         OpenHow.RESOLVE_BENEATH | OpenHow.RESOLVE_NO_MAGICLINKS);
             }
         }
 
         /** Opens {@code path}; {@code registered}: into the ring's registered file table. */
         Open(Path path, int flags, boolean direct, boolean polled, boolean registered, int ring, OpenFiles files,
-             BufferPool pool, ActorRef<StatusReply<FileHandle>> replyTo) {
-            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, registered, ring, files, pool,
+             ActorRef<StatusReply<FileHandle>> replyTo) {
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, registered, ring, files,
                     replyTo);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
         static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled,
-                            boolean registered, int ring, OpenFiles files, BufferPool pool,
+                            boolean registered, int ring, OpenFiles files,
                             ActorRef<StatusReply<FileHandle>> replyTo) {
             return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, polled, registered, ring, files, pool, replyTo);
+                    direct, polled, registered, ring, files, replyTo);
         }
 
         @Override
@@ -222,18 +256,26 @@ public final class FileOps {
         final FileHandle file;
         final long position;
         final int length;
-        final NativeBuffer buffer;
+        NativeBuffer buffer;
         /** The registered buffer's index, or -1 for a pooled one. */
-        final int fixedIndex;
-        private final FixedBuffers fixed;
-        private final BufferPool pool;
+        int fixedIndex = -1;
+        private FixedBuffers fixed;
+        private BufferPool pool;
 
-        PooledFileOp(FileHandle file, long position, int length, BufferPool pool,
-                     ActorRef<StatusReply<T>> replyTo) {
+        PooledFileOp(FileHandle file, long position, int length, ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
             this.file = file;
             this.position = position;
             this.length = length;
+        }
+
+        @Override
+        protected Admission admission() {
+            return Admission.REQUEST;
+        }
+
+        @Override
+        protected void acquire(BufferPool pool) {
             this.pool = pool;
             this.fixed = file.polled() ? null : pool.fixed();
             this.fixedIndex = fixed == null ? -1 : fixed.acquire(length);
@@ -272,7 +314,7 @@ public final class FileOps {
         protected void release() {
             if (fixedIndex >= 0) {
                 fixed.release(fixedIndex);
-            } else {
+            } else if (buffer != null) {
                 pool.release(buffer);
             }
         }
@@ -280,8 +322,8 @@ public final class FileOps {
 
     /** A read into the op's buffer; what it answers with, its subclass says. */
     abstract static class FileRead<T> extends PooledFileOp<T> {
-        FileRead(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<T>> replyTo) {
-            super(file, position, length, pool, replyTo);
+        FileRead(FileHandle file, long position, int length, ActorRef<StatusReply<T>> replyTo) {
+            super(file, position, length, replyTo);
         }
 
         @Override
@@ -302,8 +344,8 @@ public final class FileOps {
 
     /** A read answered with a copy of the bytes read. */
     static class Read extends FileRead<ByteString> {
-        Read(FileHandle file, long position, int length, BufferPool pool, ActorRef<StatusReply<ByteString>> replyTo) {
-            super(file, position, length, pool, replyTo);
+        Read(FileHandle file, long position, int length, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(file, position, length, replyTo);
         }
 
         @Override
@@ -322,9 +364,9 @@ public final class FileOps {
     static final class ReadWith<T> extends FileRead<T> {
         private final Function<ByteBuffer, T> reader;
 
-        ReadWith(FileHandle file, long position, int length, Function<ByteBuffer, T> reader, BufferPool pool,
+        ReadWith(FileHandle file, long position, int length, Function<ByteBuffer, T> reader,
                  ActorRef<StatusReply<T>> replyTo) {
-            super(file, position, length, pool, replyTo);
+            super(file, position, length, replyTo);
             this.reader = reader;
         }
 
@@ -339,8 +381,8 @@ public final class FileOps {
         private final BatchAnswer batch;
         private final int index;
 
-        BatchRead(FileHandle file, long position, int length, BufferPool pool, BatchAnswer batch, int index) {
-            super(file, position, length, pool, null);
+        BatchRead(FileHandle file, long position, int length, BatchAnswer batch, int index) {
+            super(file, position, length, null);
             this.batch = batch;
             this.index = index;
         }
@@ -353,11 +395,17 @@ public final class FileOps {
 
     /** Writes until all is written: a short write is submitted again for the rest. */
     static final class Write extends PooledFileOp<Integer> {
+        private final ByteString data;
         private int written;
 
-        Write(FileHandle file, long position, ByteString data, BufferPool pool,
-              ActorRef<StatusReply<Integer>> replyTo) {
-            super(file, position, data.size(), pool, replyTo);
+        Write(FileHandle file, long position, ByteString data, ActorRef<StatusReply<Integer>> replyTo) {
+            super(file, position, data.size(), replyTo);
+            this.data = data;
+        }
+
+        @Override
+        protected void acquire(BufferPool pool) {
+            super.acquire(pool);
             data.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
@@ -391,8 +439,8 @@ public final class FileOps {
 
     /** STATX of a path; its answer is written after the path. */
     static final class Stat extends PathOp<FileStat> {
-        Stat(Path path, BufferPool pool, ActorRef<StatusReply<FileStat>> replyTo) {
-            super(path, path.toString(), Statx.SIZE, pool, replyTo);
+        Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(path, path.toString(), Statx.SIZE, replyTo);
         }
 
         @Override

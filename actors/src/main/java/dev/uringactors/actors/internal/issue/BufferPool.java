@@ -24,8 +24,10 @@ public final class BufferPool {
     /** The current ring's registered buffers, or null where there are none. */
     private FixedBuffers fixed;
     private long fixedUses;
+    private final int maxIoSize;
 
     BufferPool(int maxIoSize) {
+        this.maxIoSize = maxIoSize;
         for (int i = 0; i <= classOf(maxIoSize); i++) {
             free.add(new ArrayDeque<>());
         }
@@ -34,6 +36,11 @@ public final class BufferPool {
     private static int classOf(int length) {
         int shift = 32 - Integer.numberOfLeadingZeros(Math.max(length, 1) - 1);
         return Math.max(shift, MIN_SHIFT) - MIN_SHIFT;
+    }
+
+    /** The largest single read or write ({@code uring.buffers.max-io-size}). */
+    public int maxIoSize() {
+        return maxIoSize;
     }
 
     /** A buffer of at least {@code length} bytes; its contents are whatever was there before. */

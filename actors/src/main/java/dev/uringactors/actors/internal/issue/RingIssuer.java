@@ -1,16 +1,12 @@
 package dev.uringactors.actors.internal.issue;
 
+import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.config.UringSettings;
-import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
-import dev.uringactors.ring.EventFd;
-import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.Ring;
-import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.RingStats;
 import dev.uringactors.ring.Sqe;
-import dev.uringactors.ring.UringException;
 import dev.uringactors.ring.UserData;
 import dev.uringactors.ring.wait.CompletionForecast;
 import dev.uringactors.ring.wait.WaitStrategy;
@@ -19,174 +15,88 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
- * The only submitter of one ring, living on its loop thread: turns {@link RingOp}s into SQEs, keeps them in a
- * {@link SlotTable} until their final completion, queues them when the SQ is full, and keeps a READ of the
- * loop's eventfd in flight so that another thread's wake-up ends a wait in the kernel.
+ * The only submitter of one ring, living on its loop thread: admits requests, turns ops into SQEs, keeps them in
+ * a {@link SlotTable} until their final completion, and answers each exactly once. The ring itself, and all that
+ * is registered with it, is the current {@link RingGeneration}; after a fault the issuer drains it and opens the
+ * next.
  *
- * <p>With {@code uring.iopoll} on, it also owns an IOPOLL companion ring for O_DIRECT files on devices with
- * poll queues. Such a ring completes only what it polls for, and cannot carry the eventfd read, so the loop
- * polls it (and does not sleep) while it has requests in flight.
+ * <p>Admission ({@code uring.admission}): at most {@code maxInFlight} callers' requests are in the kernel at once;
+ * more wait in a queue, holding no native memory (an op takes its buffer as it is let in); past
+ * {@code maxWaiting} a request is refused at once with {@link RingOverloadedException}. What connections and
+ * listeners issue for themselves is exempt: each owner bounds its own. An op let in that finds the SQ full waits
+ * in the backlog, in order, and goes in as soon as there is room.
  */
 public final class RingIssuer implements CompletionHandler {
     private static final Logger log = LoggerFactory.getLogger(RingIssuer.class);
-    /** user_data of the eventfd read (above any slot's: generations stay below 2^30). */
-    private static final long WAKE = UserData.MAX;
     /** user_data of an SQE whose op could not be prepared (turned into a NOP). */
     private static final long DISCARDED = UserData.MAX - 1;
-    private static final int RECV_GROUP = 0;
 
-    private final int index;
-    /** The SQPOLL group the rings open into, or null. */
-    private final SqPollGroup group;
-    private final RingOptions options;
-    private final RingOptions polledOptions;
-    private final EventFd wakeFd;
-    private final int maxIoSize;
-    private final int recvBufferCount;
-    private final int recvBufferSize;
+    private final RingSpec spec;
+    private final int maxInFlight;
+    private final int maxWaiting;
     private final BufferPool buffers;
-    private final UringSettings.FixedBuffers fixedSettings;
-    private final int registeredFileSlots;
-    /** The current ring has a registered file table for UringOpenOption.REGISTERED. */
-    private boolean fileTable;
-    /** The kinds of registration the kernel refused, each said once. */
-    private final Set<String> refusalsLogged = new HashSet<>();
-    /** The current ring's registered buffers, or null. */
-    private FixedBuffers fixed;
+    private final List<RingResource> resources = new ArrayList<>();
+    /** File requests in flight and their completion times, for a polling wait strategy; null when none polls. */
+    private final DueCompletions due;
+    private RingGeneration generation;
     private SlotTable slots = new SlotTable();
+    /** Ops let into the kernel that wait for room in the SQ (or a short write's next attempt). */
     private final ArrayDeque<RingOp> backlog = new ArrayDeque<>();
-    private Ring ring;
-    private Ring polledRing;
-    /** Provided buffers for multishot recv, registered on first use; group {@link #RECV_GROUP}. */
-    private BufferRing recvBuffers;
-    private NativeBuffer wakeBuffer;
-    private int generation;
+    /** Requests not yet let in: they hold no slot and no native memory. */
+    private final ArrayDeque<RingOp> waiting = new ArrayDeque<>();
+    /** Requests let in and not yet finished. */
+    private int requestsAdmitted;
     private Consumer<Throwable> faultListener = e -> log.error("ring fault with no supervisor to report to", e);
     /** Why the ring is closed for good (the answer to every later request), or null while it is open. */
     private RuntimeException closedBy;
-    /** The eventfd read is in the SQ or in flight: another thread's wake-up can end a wait in the kernel. */
-    private boolean wakeArmed;
     /** While draining, completions only release memory: nothing is re-armed or resubmitted. */
     private boolean draining;
 
-    /** File requests in flight and their completion times, for a polling wait strategy; null when none polls. */
-    private final DueCompletions due;
-
-    /**
-     * {@code polledOptions} sets up the IOPOLL companion ring, or is null for none; {@code forecastWindow} > 0
-     * times file requests for a polling wait strategy, with that many samples per estimate.
-     */
-    public RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
-                      int maxIoSize, UringSettings.FixedBuffers fixedSettings, int registeredFileSlots,
-                      int recvBufferCount, int recvBufferSize, int forecastWindow) {
-        this.index = index;
-        this.registeredFileSlots = registeredFileSlots;
-        this.fixedSettings = fixedSettings;
-        this.group = group;
-        this.due = forecastWindow > 0 ? new DueCompletions(forecastWindow) : null;
-        this.options = options;
-        this.polledOptions = polledOptions;
-        this.wakeFd = wakeFd;
-        this.maxIoSize = maxIoSize;
-        this.recvBufferCount = recvBufferCount;
-        this.recvBufferSize = recvBufferSize;
-        this.buffers = new BufferPool(maxIoSize);
-        open();
+    /** Opens the first generation of the ring {@code spec} describes; fails with the ring's setup error. */
+    public RingIssuer(RingSpec spec, UringSettings settings) {
+        this.spec = spec;
+        this.maxInFlight = settings.admission().maxInFlight();
+        this.maxWaiting = settings.admission().maxWaiting();
+        this.buffers = new BufferPool(settings.maxIoSize());
+        this.due = settings.waitStrategy() == UringSettings.WaitMode.HYBRID
+                ? new DueCompletions(settings.hybrid().window()) : null;
+        open(1);
     }
 
-    private void open() {
-        generation++;
-        ring = openRing(options);
-        if (polledOptions != null) {
-            try {
-                polledRing = openRing(polledOptions);
-            } catch (RuntimeException e) {
-                closeRing(ring);
-                throw e;
-            }
-        }
-        fixed = registerFixed();
-        buffers.useFixed(fixed);
-        fileTable = registerFileTable();
-        wakeBuffer = NativeBuffer.allocate(8);
-        wakeArmed = false;
-        armWake();
-    }
-
-    /** An empty registered file table on the new ring; false: none configured, or refused (said once). */
-    private boolean registerFileTable() {
-        if (registeredFileSlots == 0) {
-            return false;
-        }
-        int[] empty = new int[registeredFileSlots];
-        Arrays.fill(empty, -1);
-        return registerOrNull("registered file table (uring.files.registered-slots)",
-                "files opened REGISTERED are opened as usual", () -> {
-                    ring.registerFiles(empty);
-                    return Boolean.TRUE;
-                }) != null;
-    }
-
-    /** Whether files can be opened into the ring's registered table (UringOpenOption.REGISTERED). */
-    public boolean hasFileTable() {
-        return fileTable;
-    }
-
-    /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
-    private FixedBuffers registerFixed() {
-        return fixedSettings.count() == 0 ? null : registerOrNull("registered buffers (uring.buffers.fixed)",
-                "file reads and writes use plain buffers",
-                () -> FixedBuffers.register(ring, fixedSettings.count(), fixedSettings.size()));
+    private void open(int number) {
+        generation = RingGeneration.open(number, spec, resources);
+        buffers.useFixed(generation.fixed());
     }
 
     /**
-     * Registers something with the new ring; where the kernel refuses (locked memory, an old kernel), says so
-     * once per kind, with what happens instead, and gives null.
+     * Attaches {@code resource} to the generation open now and to every later one; on the ring's thread. A concern
+     * attaches its per-ring kernel state once (TCP its provided-buffer ring).
      */
-    private <T> T registerOrNull(String what, String instead, Supplier<T> register) {
-        try {
-            return register.get();
-        } catch (UringException e) {
-            if (refusalsLogged.add(what)) {
-                log.warn("ring {}: {} refused: {}; {}", index, what, e.getMessage(), instead);
-            }
-            return null;
+    public void attach(RingResource resource) {
+        resources.add(resource);
+        if (closedBy == null) {
+            resource.attach(generation);
         }
     }
 
-    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
-    private Ring openRing(RingOptions o) {
-        return group == null ? Ring.open(o) : group.open(index, o);
-    }
-
-    /** Closes a ring, leaving its SQPOLL group first so that nothing attaches to it as it goes. */
-    private void closeRing(Ring r) {
-        if (group != null) {
-            group.leave(r);
-        }
-        r.close();
+    /** The generation open now; a fault names the generation it came from. */
+    public int generation() {
+        return generation.number();
     }
 
     public int ringFd() {
-        return ring.fd();
+        return generation.ring().fd();
     }
 
     /** The ring fd this ring attached its SQPOLL thread to when it opened, or -1 (it created the thread). */
     public int attachedTo() {
-        return ring.options().attachWqFd();
-    }
-
-    /** Which ring this is: 1 for the first, one more after each restart. A fault names the ring it came from. */
-    public int generation() {
-        return generation;
+        return generation.ring().options().attachWqFd();
     }
 
     /** Whether requests can still be issued: false once the ring is shut down or stays closed after failures. */
@@ -196,31 +106,12 @@ public final class RingIssuer implements CompletionHandler {
 
     /** Whether O_DIRECT files on polled devices can go through an IOPOLL ring here. */
     public boolean hasPolledRing() {
-        return polledRing != null;
+        return generation.hasPolledRing();
     }
 
-    private Ring ringOf(RingOp op) {
-        return op.polled() ? polledRing : ring;
-    }
-
-    private boolean polledBusy() {
-        return polledRing != null && polledRing.inFlight() > 0;
-    }
-
-    /**
-     * Puts the eventfd read in the SQ. When the SQ stays full even after a submit (an SQPOLL thread behind, or a
-     * kernel short of memory), the read waits like a backlogged op and the loop does not sleep until it is armed.
-     */
-    private void armWake() {
-        Sqe sqe = ring.nextSqe();
-        if (sqe == null) { // a full SQ: submit what is in it to make room
-            guarded(ring::submit);
-            sqe = ring.nextSqe();
-        }
-        if (sqe != null) {
-            sqe.prepRead(wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
-            wakeArmed = true;
-        }
+    /** Whether files can be opened into the ring's registered table (UringOpenOption.REGISTERED). */
+    public boolean hasFileTable() {
+        return generation.hasFileTable();
     }
 
     /** Where ring-level failures (a failed io_uring_enter) go: the ring's supervisor. */
@@ -229,15 +120,7 @@ public final class RingIssuer implements CompletionHandler {
     }
 
     public int maxIoSize() {
-        return maxIoSize;
-    }
-
-    /** The ring's provided buffers for multishot recv, shared by its connections. */
-    public BufferRing recvBuffers() {
-        if (recvBuffers == null) {
-            recvBuffers = BufferRing.register(ring, RECV_GROUP, recvBufferCount, recvBufferSize);
-        }
-        return recvBuffers;
+        return buffers.maxIoSize();
     }
 
     /** The ring's pool of native I/O buffers. */
@@ -245,11 +128,38 @@ public final class RingIssuer implements CompletionHandler {
         return buffers;
     }
 
-    /** Submits the op now, or after earlier ones when the SQ is full; answers at once if the ring is closed. */
+    /**
+     * Takes {@code op}: lets it into the kernel now, or queues it (it waits for room, or for the SQ), or refuses it
+     * at once: the ring is closed, or it is a request and too many wait already.
+     */
     public void issue(RingOp op) {
         if (closedBy != null) {
             op.refuse(closedBy);
-            op.release(); // it never reached the kernel
+            op.release();
+            return;
+        }
+        RingOp.Admission admission = op.admission();
+        if (admission == RingOp.Admission.EXEMPT) {
+            enter(op);
+        } else if (waiting.isEmpty() && requestsAdmitted < maxInFlight) {
+            requestsAdmitted++;
+            enter(op);
+        } else if (waiting.size() < maxWaiting || admission == RingOp.Admission.REQUEST_NEVER_REFUSED) {
+            waiting.add(op);
+        } else {
+            op.fail(new RingOverloadedException(spec.index, requestsAdmitted, waiting.size()));
+            op.release();
+        }
+    }
+
+    /** Lets {@code op} into the kernel: it takes its native memory and a slot, and goes to the SQ or the backlog. */
+    private void enter(RingOp op) {
+        try {
+            op.acquire(buffers);
+        } catch (RuntimeException | OutOfMemoryError e) { // no native memory left: this request fails, not the ring
+            op.fail(e);
+            op.release();
+            leave(op);
             return;
         }
         op.userData = slots.put(op);
@@ -259,7 +169,7 @@ public final class RingIssuer implements CompletionHandler {
     }
 
     private boolean tryPrepare(RingOp op) {
-        Ring target = ringOf(op);
+        Ring target = generation.ringFor(op);
         Sqe sqe = target.nextSqe();
         if (sqe == null) {
             guarded(target::submit);
@@ -275,17 +185,35 @@ public final class RingIssuer implements CompletionHandler {
             }
         } catch (RuntimeException e) {
             sqe.prepNop().userData(DISCARDED); // the SQE is taken: it must hold something harmless
-            slots.remove(op.userData());
             op.fail(e);
-            op.release();
+            finished(op);
         }
         return true;
     }
 
-    /** Moves queued ops into the SQ while it has room, the eventfd read first. */
+    /** An op let in is done with the kernel: its slot, its memory and its place in the admission count go back. */
+    private void finished(RingOp op) {
+        slots.remove(op.userData());
+        op.release();
+        leave(op);
+    }
+
+    /** A request let in has finished: another may take its place. */
+    private void leave(RingOp op) {
+        if (op.admission() != RingOp.Admission.EXEMPT) {
+            requestsAdmitted--;
+        }
+    }
+
+    /** Lets waiting requests in while there is room, the eventfd read first, then fills the SQ from the backlog. */
     public void fillFromBacklog() {
-        if (!wakeArmed && closedBy == null) {
-            armWake();
+        if (closedBy != null) {
+            return;
+        }
+        guarded(generation::armWake);
+        while (requestsAdmitted < maxInFlight && !waiting.isEmpty()) {
+            requestsAdmitted++;
+            enter(waiting.poll());
         }
         while (!backlog.isEmpty() && tryPrepare(backlog.peek())) {
             backlog.poll();
@@ -294,39 +222,29 @@ public final class RingIssuer implements CompletionHandler {
 
     /** Whether something waits for room in the SQ: the loop must not sleep then. */
     public boolean hasBacklog() {
-        return !backlog.isEmpty() || (!wakeArmed && closedBy == null);
+        return !backlog.isEmpty() || (closedBy == null && !generation.wakeArmed());
     }
 
+    /** Ops let in but not yet in the SQ, and requests waiting to be let in. */
     public int backlogSize() {
-        return backlog.size();
+        return backlog.size() + waiting.size();
     }
 
     public void submit() {
-        guarded(() -> {
-            // The polled ring first: a file's CLOSE on the plain ring must not run before its READ is submitted.
-            if (polledRing != null) {
-                polledRing.submit();
-            }
-            ring.submit();
-        });
+        guarded(generation::submit);
     }
 
     /** Waits by the strategy; while polled requests are in flight it only submits: the loop polls for them. */
     public void submitAndWait(WaitStrategy strategy, BooleanSupplier wakeup) {
-        if (polledBusy()) {
+        if (generation.polledBusy()) {
             submit();
         } else {
-            guarded(() -> strategy.submitAndWait(ring, wakeup, due != null ? due : CompletionForecast.NONE));
+            guarded(() -> strategy.submitAndWait(generation.ring(), wakeup, due != null ? due : CompletionForecast.NONE));
         }
     }
 
     public void reap() {
-        guarded(() -> {
-            ring.reap(this);
-            if (polledBusy() && polledRing.pollCompletions() > 0) {
-                polledRing.reap(this);
-            }
-        });
+        guarded(() -> generation.reap(this));
     }
 
     private void guarded(Runnable ringCall) {
@@ -339,12 +257,9 @@ public final class RingIssuer implements CompletionHandler {
 
     @Override
     public void onCompletion(long userData, int res, int flags) {
-        if (userData == WAKE) {
-            wakeArmed = false;
-            if (!draining) {
-                armWake();
-            }
-            return;
+        if (userData == RingGeneration.WAKE) {
+            generation.wakeCompleted();
+            return; // armed again at the start of the next turn
         }
         RingOp op = slots.get(userData);
         if (op == null) {
@@ -358,7 +273,7 @@ public final class RingIssuer implements CompletionHandler {
             if (draining) {
                 op.drained(res);
             } else {
-                done = op.complete(res, flags, ringOf(op).setupFlags());
+                done = op.complete(res, flags, generation.ringFor(op).setupFlags());
             }
         } catch (RuntimeException e) {
             // A bug in one op's completion must not fail the ring and everything else in flight.
@@ -366,30 +281,31 @@ public final class RingIssuer implements CompletionHandler {
         }
         if (done) {
             if (CqeFlags.isFinal(flags)) {
-                slots.remove(userData);
-                op.release();
+                finished(op);
             }
         } else if (!backlog.isEmpty() || !tryPrepare(op)) {
             backlog.add(op); // a short write goes on where it stopped
         }
     }
 
+    /** Ops in the kernel or about to be, each with its slot. */
     public long requestsInFlight() {
         return slots.size();
     }
 
     public RingStats ringStats() {
-        return ring.stats();
+        return generation.ring().stats();
     }
 
     /**
-     * After a fault: answers every request with {@code cause} at once, drains and closes the ring, and opens a
-     * fresh one. Memory of requests still in the kernel after the drain is leaked on purpose, not freed.
+     * After a fault: answers every request with {@code cause} at once, drains and closes the generation, and opens
+     * the next. Memory of requests still in the kernel after the drain is leaked on purpose, not freed.
      */
     public void restart(RuntimeException cause, Duration drainTimeout) {
+        int number = generation.number();
         failAndClose(cause, drainTimeout);
         try {
-            open();
+            open(number + 1);
         } catch (RuntimeException e) { // no new ring (out of memory, locked memory): closed for good
             closedBy = cause;
             buffers.close();
@@ -410,10 +326,14 @@ public final class RingIssuer implements CompletionHandler {
     }
 
     private void failAndClose(Throwable cause, Duration drainTimeout) {
-        for (RingOp op : backlog) { // never reached the kernel, or not since its last completion
-            slots.remove(op.userData());
+        for (RingOp op : waiting) { // never let in
             op.refuse(cause);
             op.release();
+        }
+        waiting.clear();
+        for (RingOp op : backlog) { // never reached the kernel, or not since its last completion
+            op.refuse(cause);
+            finished(op);
         }
         backlog.clear();
         if (due != null) {
@@ -423,43 +343,15 @@ public final class RingIssuer implements CompletionHandler {
             op.fail(cause);
         }
         draining = true;
-        boolean drained = drainAndClose(ring, drainTimeout);
-        if (polledRing != null) {
-            drained &= drainAndClose(polledRing, drainTimeout);
-        }
+        boolean drained = generation.drainAndClose(this, drainTimeout);
         draining = false;
-        if (fixed != null) { // free now what came back; the rest as it comes back, or never if it stays in the kernel
-            fixed.close();
-            fixed = null;
-            buffers.useFixed(null);
-        }
-        if (drained) {
-            wakeBuffer.close();
-            if (recvBuffers != null) {
-                recvBuffers.close();
-            }
-        } else {
+        buffers.useFixed(null);
+        if (!drained) {
             // Their memory may still be written by the kernel: leak it rather than free it.
             log.error("{} requests were still in the kernel after {}; their memory is not freed",
                     slots.size(), drainTimeout);
             slots = new SlotTable();
+            requestsAdmitted = 0;
         }
-        recvBuffers = null; // a new ring registers its own
-    }
-
-    private boolean drainAndClose(Ring r, Duration timeout) {
-        boolean drained;
-        try {
-            drained = r.drain(this, timeout.toNanos());
-        } catch (RuntimeException e) {
-            drained = false;
-            log.warn("draining ring failed", e);
-        }
-        try {
-            closeRing(r);
-        } catch (RuntimeException e) {
-            log.warn("closing ring: {}", e.getMessage());
-        }
-        return drained;
     }
 }

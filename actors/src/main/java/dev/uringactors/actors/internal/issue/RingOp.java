@@ -7,8 +7,24 @@ import dev.uringactors.ring.Sqe;
  * One request on a ring: how to prepare its SQE, what each of its completions means (a multishot request has
  * many), and the native memory it owns, which is released only after its final completion because until then
  * the kernel may still write into it. Every method runs on the ring's thread.
+ *
+ * <p>An op takes its native memory in {@link #acquire}, when the issuer lets it into the kernel, not when it is
+ * built: a request that waits holds only heap.
  */
 public abstract class RingOp {
+    /** How {@code uring.admission} treats an op. */
+    public enum Admission {
+        /** What a connection or listener issues for itself, bounded by its owner: let in at once, never refused. */
+        EXEMPT,
+        /** A caller's request: counted; waits for room in the kernel, refused when too many wait already. */
+        REQUEST,
+        /**
+         * Counted and waits in order like a request, but is never refused: a file's CLOSE must follow the reads
+         * queued before it, and must happen.
+         */
+        REQUEST_NEVER_REFUSED
+    }
+
     /** Fills an SQE for one op: the part that differs between otherwise identical small ops. */
     @FunctionalInterface
     public interface Prep {
@@ -27,6 +43,18 @@ public abstract class RingOp {
     }
 
     protected abstract Opcode opcode();
+
+    /** How the admission limit treats this op; exempt unless the op says otherwise. */
+    protected Admission admission() {
+        return Admission.EXEMPT;
+    }
+
+    /**
+     * Takes the native memory the op needs (and fills it), as it enters the kernel; called once, before the first
+     * {@link #prepare}. What it takes goes back in {@link #release()}.
+     */
+    protected void acquire(BufferPool pool) {
+    }
 
     /** Fills the SQE (the issuer sets user_data). Must not throw once the arguments were checked. */
     protected abstract void prepare(Sqe sqe);
@@ -68,7 +96,10 @@ public abstract class RingOp {
     protected void drained(int res) {
     }
 
-    /** Frees native memory; called once, after the final completion. */
+    /**
+     * Frees the native memory the op holds; called once for every op the issuer took: after its final completion,
+     * or when it was refused (then {@link #acquire} may not have run).
+     */
     protected void release() {
     }
 }

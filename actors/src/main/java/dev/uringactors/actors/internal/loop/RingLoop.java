@@ -1,7 +1,9 @@
 package dev.uringactors.actors.internal.loop;
 
 import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.TcpStats;
 import dev.uringactors.actors.internal.issue.RingIssuer;
+import dev.uringactors.actors.internal.issue.RingSpec;
 import dev.uringactors.actors.internal.issue.SqPollGroup;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.EventFd;
@@ -12,17 +14,21 @@ import org.slf4j.LoggerFactory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The thread that owns one ring and is the executor of that ring's Pekko dispatcher. Each turn it runs queued
@@ -32,6 +38,16 @@ import java.util.function.Consumer;
  * <p>Another thread that hands it a task while it waits wakes it with one eventfd write, and only then: the
  * loop announces that it is parked, and the first producer to clear that flag (CAS) pays the one write. Tasks
  * from the loop's own thread (same-ring tells, mailbox reschedules) go to a local queue with no wake-up.
+ *
+ * <p>Fairness: every turn first moves the tasks other threads handed over (up to a turn's worth) to the back of
+ * the local queue, then runs the queue in order. However busy an actor on the ring keeps it (a mailbox that
+ * reschedules itself every time), a timer, an ask or a tell from elsewhere waits at most one turn; tasks from
+ * one thread keep their order.
+ *
+ * <p>Life: {@link #stop()} closes the ring (its requests are cancelled and answered) but the thread goes on running
+ * the tasks of the actors still on it, which the closed issuer answers with refusals, until {@link #end()} (the
+ * actor system has terminated). Only then does {@link #execute} refuse, on the caller's thread: no task ever runs
+ * ring code on another thread.
  */
 public final class RingLoop implements Executor {
     private static final Logger log = LoggerFactory.getLogger(RingLoop.class);
@@ -63,6 +79,10 @@ public final class RingLoop implements Executor {
     @SuppressWarnings("unused") // accessed through PARKED
     private volatile boolean parked;
     private volatile boolean stopping;
+    /** Set by {@link #end()}: the thread runs what is queued and ends. */
+    private volatile boolean ending;
+    /** The thread has taken its last task: later tasks are refused. */
+    private volatile boolean ended;
     private RingIssuer issuer;
     private WaitStrategy waitStrategy;
     private long turns;
@@ -76,7 +96,10 @@ public final class RingLoop implements Executor {
     @SuppressWarnings("unused") // accessed through RUNNING
     private Runnable running;
     private final AtomicLong stuckTasks = new AtomicLong();
-    private final TcpCounters tcpCounters = new TcpCounters();
+    /** Per-ring state of the concerns that use the ring (TCP's), by type; used only on the loop thread. */
+    private final Map<Class<?>, Object> attachments = new HashMap<>();
+    /** The ring's TCP figures, once TCP uses the ring. */
+    private Supplier<TcpStats> tcpStats = () -> new TcpStats(0, 0, 0, 0, 0);
     /** Who hears of restarts and of the end: a concurrent set, as actors stopped after the loop leave off it. */
     private final Set<Consumer<RingEvent>> subscribers = ConcurrentHashMap.newKeySet();
 
@@ -106,39 +129,28 @@ public final class RingLoop implements Executor {
             local.add(task);
             return;
         }
-        if (stopped.isDone()) {
-            // Never strand a message: after the loop ended, run what still arrives elsewhere.
-            ForkJoinPool.commonPool().execute(task);
-            return;
+        if (ended) {
+            throw refusal();
         }
         inbox.offer(task);
-        if (stopped.isDone()) {
-            // The loop ended between the check above and the offer: its last look at the inbox may have missed it.
-            runStrandedElsewhere();
-            return;
+        if (ended && inbox.remove(task)) {
+            // The loop ended between the check above and the offer, and its last look at the inbox missed it.
+            throw refusal();
         }
         if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
             wakeSignals.increment();
             wakeFd.signal();
-            LockSupport.unpark(thread); // parked without a ring (it failed too often)
+            LockSupport.unpark(thread); // parked without a ring (closed, or failed too often)
         }
     }
 
-    private void runStrandedElsewhere() {
-        Runnable stranded;
-        while ((stranded = inbox.poll()) != null) {
-            ForkJoinPool.commonPool().execute(stranded);
-        }
+    private RejectedExecutionException refusal() {
+        return new RejectedExecutionException("ring " + index + " is shut down: its loop has ended");
     }
 
     private void run(SqPollGroup group) {
         try {
-            issuer = new RingIssuer(index, group, settings.ringOptions(index),
-                    settings.iopoll() == UringSettings.IopollMode.OFF ? null : settings.iopollRingOptions(index),
-                    wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.registeredFileSlots(),
-                    settings.tcp().recvBuffers(),
-                    settings.tcp().recvBufferSize(),
-                    settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
+            issuer = new RingIssuer(new RingSpec(index, group, settings, wakeFd), settings);
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
@@ -149,27 +161,35 @@ public final class RingLoop implements Executor {
             while (!stopping) {
                 turn();
             }
-            runTasks(Integer.MAX_VALUE);
+            closeRing();
+            while (!ending) {
+                runWithoutRing();
+            }
         } catch (Throwable fatal) {
             log.error("ring loop {} died", index, fatal);
+            closeRing();
         } finally {
-            if (issuer.isOpen()) {
-                IllegalStateException shutDown = new IllegalStateException("ring " + index + " is shut down");
-                issuer.close(shutDown, settings.shutdownTimeout());
-                publish(new RingEvent.Closed(index, shutDown));
-            }
-            stopped.complete(null);
+            ended = true;
+            runTasks(Integer.MAX_VALUE); // what arrived before the producers could see the end
             wakeFd.close();
-            runTasks(Integer.MAX_VALUE); // what arrived while closing runs here; later tasks go elsewhere
-            runStrandedElsewhere(); // a task its producer offered just as the loop ended
         }
+    }
+
+    /** Answers what is in flight and every later request with the shutdown, and tells the subscribers. */
+    private void closeRing() {
+        if (issuer.isOpen()) {
+            IllegalStateException shutDown = new IllegalStateException("ring " + index + " is shut down");
+            issuer.close(shutDown, settings.shutdownTimeout());
+            publish(new RingEvent.Closed(index, shutDown));
+        }
+        stopped.complete(null);
     }
 
     private void turn() {
         turns++;
         int ran = runTasks(settings.tasksPerTurn());
         if (!issuer.isOpen()) {
-            idleWithoutRing(ran);
+            parkIfIdle(ran);
             return;
         }
         issuer.fillFromBacklog();
@@ -185,25 +205,39 @@ public final class RingLoop implements Executor {
         issuer.reap();
     }
 
+    /** After the ring closed at shutdown: the actors still on the loop run until the system has terminated. */
+    private void runWithoutRing() {
+        turns++;
+        parkIfIdle(runTasks(settings.tasksPerTurn()));
+    }
+
     /**
-     * The ring stays closed (it failed more often than uring.supervision allows): there is nothing to submit or
-     * reap, only tasks to run, which answer with refusals. Park until one arrives instead of turning.
+     * The ring is closed (shut down, or it failed more often than uring.supervision allows): there is nothing to
+     * submit or reap, only tasks to run, which answer with refusals. Park until one arrives instead of turning.
      */
-    private void idleWithoutRing(int ran) {
+    private void parkIfIdle(int ran) {
         if (ran == 0 && local.isEmpty()) {
             PARKED.setVolatile(this, true);
-            if (inbox.isEmpty() && !stopping) {
+            if (inbox.isEmpty() && !stopping && !ending) {
                 LockSupport.park(this);
             }
             PARKED.setVolatile(this, false);
         }
     }
 
+    /**
+     * Runs up to {@code max} tasks in arrival order, after moving what other threads handed over to the back of
+     * the local queue: the ring's own busy actors cannot keep foreign tasks waiting for more than a turn.
+     */
     private int runTasks(int max) {
+        Runnable foreign;
+        for (int moved = 0; moved < max && (foreign = inbox.poll()) != null; moved++) {
+            local.add(foreign);
+        }
         int ran = 0;
         while (ran < max) {
             Runnable task = local.poll();
-            if (task == null && (task = inbox.poll()) == null) {
+            if (task == null) {
                 break;
             }
             ran++;
@@ -275,9 +309,22 @@ public final class RingLoop implements Executor {
         return issuer;
     }
 
-    /** The TCP counters of this ring; use them only on this loop's thread. */
-    public TcpCounters tcpCounters() {
-        return tcpCounters;
+    /**
+     * The state a concern keeps with this ring (TCP's counters and receive buffers), made by {@code create} on
+     * first use; only on this loop's thread. The loop holds it without knowing what it is.
+     */
+    public <T> T attachment(Class<T> type, Function<RingLoop, T> create) {
+        Object found = attachments.get(type);
+        if (found == null) {
+            found = create.apply(this);
+            attachments.put(type, found);
+        }
+        return type.cast(found);
+    }
+
+    /** Where this ring's TCP figures come from, once TCP uses it. */
+    public void reportTcp(Supplier<TcpStats> figures) {
+        this.tcpStats = figures;
     }
 
     public boolean inLoop() {
@@ -303,18 +350,32 @@ public final class RingLoop implements Executor {
         return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
                 issuer.requestsInFlight(), issuer.backlogSize(),
                 java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
-                stuckTasks(), waitStrategy.stats(), tcpCounters.snapshot(), issuer.buffers().fixedUses());
+                stuckTasks(), waitStrategy.stats(), tcpStats.get(), issuer.buffers().fixedUses());
     }
 
-    /** Cancels, drains and closes the ring, then ends the thread; completes when it has. */
+    /**
+     * Cancels, drains and closes the ring; completes when it has. The thread goes on running the tasks of the
+     * actors still on it until {@link #end()}.
+     */
     CompletableFuture<Void> stop() {
         if (!stopping) {
             stopping = true;
-            if (!inLoop()) {
-                wakeFd.signal();
-                LockSupport.unpark(thread);
-            }
+            wakeUp();
         }
         return stopped;
+    }
+
+    /** Ends the thread once the ring is closed (the actor system has terminated): later tasks are refused. */
+    void end() {
+        stop();
+        ending = true;
+        wakeUp();
+    }
+
+    private void wakeUp() {
+        if (!inLoop()) {
+            wakeFd.signal();
+            LockSupport.unpark(thread);
+        }
     }
 }

@@ -79,6 +79,7 @@ public final class Rings implements Extension {
             }
         } catch (RuntimeException e) {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
+            loops.forEach(RingLoop::end);
             throw e;
         }
         for (SqPollGroup group : groups) {
@@ -88,6 +89,8 @@ public final class Rings implements Extension {
         watchdog = new StuckTaskWatchdog(List.copyOf(loops), settings.stuckTaskWarning());
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-close-rings", this::shutdown);
+        // The actors still on the rings stop as the system terminates, on their rings' threads; then the threads end.
+        system.getWhenTerminated().whenComplete((done, e) -> loops.forEach(RingLoop::end));
     }
 
     /** The rings of {@code system}, started on first use. */
@@ -148,7 +151,10 @@ public final class Rings implements Extension {
                 .toList();
     }
 
-    /** Cancels, drains and closes every ring and ends its thread. CoordinatedShutdown calls it. */
+    /**
+     * Cancels, drains and closes every ring. CoordinatedShutdown calls it; the threads end when the system has
+     * terminated.
+     */
     public synchronized CompletionStage<Done> shutdown() {
         if (shutdown == null) {
             if (watchdog != null) {

@@ -257,7 +257,7 @@ public final class TcpConnection {
 
     private Behavior<ConnectionCommand> announce(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
         owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
-        loop.tcpCounters().connectionOpened();
+        TcpRing.of(loop).counters().connectionOpened();
         announced = true;
         loop.subscribe(ringEvents);
         if (timers != null) {
@@ -350,7 +350,7 @@ public final class TcpConnection {
     private void readIfWanted() {
         if (reading == Reading.IDLE && wantsReading()) {
             Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
-            recv = new TcpOps.MultishotRecv(fd, loop.issuer().recvBuffers(), handler(), ctx.getSelf(), onData);
+            recv = new TcpOps.MultishotRecv(fd, TcpRing.of(loop).recvBuffers(), handler(), ctx.getSelf(), onData);
             loop.issuer().issue(recv);
             reading = Reading.ARMED;
         }
@@ -377,7 +377,7 @@ public final class TcpConnection {
             return closeWhenIdle();
         }
         if (res == -Errno.ENOBUFS) {
-            loop.tcpCounters().recvBufferShortage();
+            TcpRing.of(loop).counters().recvBufferShortage();
         }
         if (res > 0 || res == -Errno.ENOBUFS || (res == -Errno.ECANCELED && cancelledHere)) {
             // Stopped with data left to read, for lack of buffers, or cancelled by us: go on if wanted.
@@ -473,7 +473,7 @@ public final class TcpConnection {
             return false;
         }
         if (!queue.isEmpty() && queuedBytes + bytes > tcp.maxWriteQueue()) {
-            loop.tcpCounters().writeRefused();
+            TcpRing.of(loop).counters().writeRefused();
             handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
                     + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
                     + "); wait for acknowledgements before writing more")));
@@ -509,7 +509,7 @@ public final class TcpConnection {
         ByteString piece = from == 0 && data.size() <= max
                 ? data : data.slice((int) from, (int) Math.min(data.size(), from + max));
         boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
-        return new TcpOps.Send(fd, piece, zeroCopy, loop.issuer().buffers(), ctx.getSelf());
+        return new TcpOps.Send(fd, piece, zeroCopy, ctx.getSelf());
     }
 
     /**
@@ -534,8 +534,7 @@ public final class TcpConnection {
         }
         ByteString headerLeft = headSent < headerSize ? file.header().drop((int) headSent)
                 : ByteString.emptyByteString();
-        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft, loop.issuer().buffers(),
-                ctx.getSelf());
+        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft, ctx.getSelf());
     }
 
     /** A pipe to splice through, or null when none can be had (no fds left): the file is then read and sent. */
@@ -689,7 +688,7 @@ public final class TcpConnection {
     /** The fd is being closed: the ring has one connection less (counted on its thread, while it turns). */
     private void countClosed() {
         if (announced && loop.inLoop()) {
-            loop.tcpCounters().connectionClosed();
+            TcpRing.of(loop).counters().connectionClosed();
         }
     }
 

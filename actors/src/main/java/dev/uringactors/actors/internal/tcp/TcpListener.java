@@ -233,7 +233,7 @@ public final class TcpListener {
                     loop.index(), Errno.name(res), tcp.acceptBackoff());
             state.errors.increment();
             state.descriptorPauses.increment();
-            loop.tcpCounters().acceptBackoff();
+            TcpRing.of(loop).counters().acceptBackoff();
             timers.startSingleTimer(Rearm.INSTANCE, tcp.acceptBackoff());
         } else if (res == -Errno.ECONNABORTED) {
             state.errors.increment(); // one connection reset before it was accepted: not the socket's fault

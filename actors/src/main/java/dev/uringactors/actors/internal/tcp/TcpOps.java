@@ -157,22 +157,27 @@ final class TcpOps {
      */
     static final class Send extends Sending {
         private final int fd;
+        private final ByteString data;
         private final int length;
-        private final BufferPool pool;
-        private final NativeBuffer buffer;
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private BufferPool pool;
+        private NativeBuffer buffer;
         private boolean zeroCopy;
         private boolean answered;
         private int sent;
 
-        Send(int fd, ByteString data, boolean zeroCopy, BufferPool pool,
-             ActorRef<TcpProtocol.ConnectionCommand> connection) {
+        Send(int fd, ByteString data, boolean zeroCopy, ActorRef<TcpProtocol.ConnectionCommand> connection) {
             this.fd = fd;
+            this.data = data;
             this.length = data.size();
             this.zeroCopy = zeroCopy;
+            this.connection = connection;
+        }
+
+        @Override
+        protected void acquire(BufferPool pool) {
             this.pool = pool;
             this.buffer = pool.acquire(length);
-            this.connection = connection;
             data.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
@@ -225,7 +230,9 @@ final class TcpOps {
 
         @Override
         protected void release() {
-            pool.release(buffer);
+            if (buffer != null) {
+                pool.release(buffer);
+            }
         }
     }
 
@@ -323,14 +330,20 @@ final class TcpOps {
      * then SEND both at once; two copies of the file's bytes, no kernel worker thread.
      */
     static final class SendFile extends FilePiece {
-        private final BufferPool pool;
-        private final NativeBuffer buffer;
+        private final ByteString prefix;
+        private BufferPool pool;
+        private NativeBuffer buffer;
 
-        SendFile(int socket, int file, long position, int length, ByteString prefix, BufferPool pool,
+        SendFile(int socket, int file, long position, int length, ByteString prefix,
                  ActorRef<TcpProtocol.ConnectionCommand> connection) {
             super(socket, file, position, length, prefix.size(), connection);
+            this.prefix = prefix;
+        }
+
+        @Override
+        protected void acquire(BufferPool pool) {
             this.pool = pool;
-            this.buffer = pool.acquire(prefix.size() + length);
+            this.buffer = pool.acquire(prefixLength + length);
             prefix.copyToBuffer(buffer.asByteBuffer().clear());
         }
 
@@ -351,7 +364,9 @@ final class TcpOps {
 
         @Override
         protected void release() {
-            pool.release(buffer);
+            if (buffer != null) {
+                pool.release(buffer);
+            }
         }
     }
 

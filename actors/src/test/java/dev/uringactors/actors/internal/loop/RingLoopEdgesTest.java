@@ -17,41 +17,78 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The loop at its edges: tasks handed over while it stops, wake-ups through an SQ that stays full. */
 @ExtendWith(RequiresIoUring.class)
 class RingLoopEdgesTest {
+    /**
+     * Tasks handed over while the ring closes still run, on the ring's thread; once the loop has ended, a task is
+     * refused on the caller's thread. Every task does one or the other, and none runs anywhere else.
+     */
     @Test
-    void noTaskHandedOverWhileTheLoopStopsIsStranded() throws Exception {
+    void aTaskHandedOverAsTheLoopStopsRunsOnItsThreadOrIsRefusedToItsCaller() throws Exception {
         UringSettings settings = UringSettings.from(ConfigFactory.load());
         for (int round = 0; round < 20; round++) {
             RingLoop loop = new RingLoop(0, settings, null).start();
-            AtomicLong ran = new AtomicLong();
+            AtomicLong ranOnRing = new AtomicLong();
+            AtomicLong ranElsewhere = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            Runnable task = () -> (loop.inLoop() ? ranOnRing : ranElsewhere).incrementAndGet();
             int producers = 2;
             int each = 20_000;
             List<Thread> threads = new ArrayList<>();
             for (int p = 0; p < producers; p++) {
                 Thread t = new Thread(() -> {
                     for (int i = 0; i < each; i++) {
-                        loop.execute(ran::incrementAndGet);
+                        try {
+                            loop.execute(task);
+                        } catch (RejectedExecutionException e) {
+                            refused.incrementAndGet();
+                        }
                     }
                 });
                 threads.add(t);
                 t.start();
             }
             loop.stop().get(10, TimeUnit.SECONDS); // while they hand over tasks
+            loop.end();
             for (Thread t : threads) {
                 t.join(10_000);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (ran.get() < (long) producers * each && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertEquals((long) producers * each, ran.get(), "round " + round + ": every task ran, here or elsewhere");
+            loop.thread().join(10_000);
+            assertEquals(0, ranElsewhere.get(), "round " + round + ": no task ran off the ring's thread");
+            assertEquals((long) producers * each, ranOnRing.get() + refused.get(),
+                    "round " + round + ": every task ran or was refused");
+            RejectedExecutionException late = assertThrows(RejectedExecutionException.class,
+                    () -> loop.execute(task), "a task after the end is refused");
+            assertTrue(late.getMessage().contains("ring 0 is shut down"), late.getMessage());
+        }
+    }
+
+    /** Between the ring's close and the loop's end, the actors still on it run on its thread, and are refused I/O. */
+    @Test
+    void afterTheRingClosesItsActorsStillRunOnItsThread() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
+                .withFallback(ConfigFactory.load()));
+        try {
+            Rings rings = Rings.get(testKit.system());
+            TestRings.get(rings.shutdown());
+            CompletableFuture<String> thread = new CompletableFuture<>();
+            rings.loop(0).execute(() -> thread.complete(Thread.currentThread().getName()));
+            assertEquals("uring-ring-0", thread.get(10, TimeUnit.SECONDS));
+            TestRings.assertFailsWith(IllegalStateException.class, AskPattern.<RingProtocol.Command,
+                    org.apache.pekko.pattern.StatusReply<Done>>ask(UringFiles.get(testKit.system()).ring(0),
+                    RingProtocol.Nop::new, Duration.ofSeconds(10), testKit.system().scheduler())
+                    .thenApply(org.apache.pekko.pattern.StatusReply::getValue));
+        } finally {
+            testKit.shutdownTestKit();
         }
     }
 

@@ -1,32 +1,32 @@
-package dev.uringactors.actors.internal.loop;
+package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.TcpStats;
 
 /** The counters behind one ring's {@link TcpStats}; updated and read only on the ring's thread. */
-public final class TcpCounters {
+final class TcpCounters {
     private long opened;
     private long closed;
     private long recvBufferShortages;
     private long writesRefused;
     private long acceptBackoffs;
 
-    public void connectionOpened() {
+    void connectionOpened() {
         opened++;
     }
 
-    public void connectionClosed() {
+    void connectionClosed() {
         closed++;
     }
 
-    public void recvBufferShortage() {
+    void recvBufferShortage() {
         recvBufferShortages++;
     }
 
-    public void writeRefused() {
+    void writeRefused() {
         writesRefused++;
     }
 
-    public void acceptBackoff() {
+    void acceptBackoff() {
         acceptBackoffs++;
     }
 

@@ -1,0 +1,212 @@
+package dev.uringactors.actors.internal.issue;
+
+import dev.uringactors.ring.CompletionHandler;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.Ring;
+import dev.uringactors.ring.RingOptions;
+import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.UserData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One generation of a ring: the ring (and its IOPOLL companion), its place in an SQPOLL group, what is registered
+ * with it (buffers, the file table, the resources of TCP and files) and the READ of the loop's eventfd that lets
+ * another thread end a wait in the kernel. Opened once, drained once, closed once; after a fault the issuer opens
+ * the next generation. Used only on the ring's thread.
+ */
+public final class RingGeneration {
+    private static final Logger log = LoggerFactory.getLogger(RingGeneration.class);
+    /** user_data of the eventfd read (above any slot's: generations stay below 2^30). */
+    static final long WAKE = UserData.MAX;
+
+    private final int number;
+    private final RingSpec spec;
+    private final Ring ring;
+    /** The IOPOLL companion, or null. */
+    private final Ring polledRing;
+    /** The registered buffers, or null. */
+    private final FixedBuffers fixed;
+    private final boolean fileTable;
+    private final NativeBuffer wakeBuffer = NativeBuffer.allocate(8);
+    private final List<RingResource> resources;
+    /** The eventfd read is in the SQ or in flight. */
+    private boolean wakeArmed;
+
+    private RingGeneration(int number, RingSpec spec, Ring ring, Ring polledRing, List<RingResource> resources) {
+        this.number = number;
+        this.spec = spec;
+        this.ring = ring;
+        this.polledRing = polledRing;
+        this.resources = resources;
+        this.fixed = registerFixed();
+        this.fileTable = registerFileTable();
+        resources.forEach(r -> r.attach(this));
+        armWake();
+    }
+
+    /** Opens generation {@code number} of the ring {@code spec} describes, with {@code resources} attached. */
+    static RingGeneration open(int number, RingSpec spec, List<RingResource> resources) {
+        Ring ring = openRing(spec, spec.options);
+        Ring polled = null;
+        try {
+            if (spec.polledOptions != null) {
+                polled = openRing(spec, spec.polledOptions);
+            }
+            return new RingGeneration(number, spec, ring, polled, resources);
+        } catch (RuntimeException e) {
+            closeRing(spec, ring);
+            if (polled != null) {
+                closeRing(spec, polled);
+            }
+            throw e;
+        }
+    }
+
+    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
+    private static Ring openRing(RingSpec spec, RingOptions options) {
+        return spec.group == null ? Ring.open(options) : spec.group.open(spec.index, options);
+    }
+
+    /** Closes a ring without draining, leaving its SQPOLL group first so that nothing attaches to it as it goes. */
+    private static void closeRing(RingSpec spec, Ring r) {
+        if (spec.group != null) {
+            spec.group.leave(r);
+        }
+        r.close((userData, res, flags) -> { }, 0); // just opened: nothing in flight
+    }
+
+    /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
+    private FixedBuffers registerFixed() {
+        return spec.fixedBuffers.count() == 0 ? null : spec.registerOrNull("registered buffers (uring.buffers.fixed)",
+                "file reads and writes use plain buffers",
+                () -> FixedBuffers.register(ring, spec.fixedBuffers.count(), spec.fixedBuffers.size()));
+    }
+
+    /** An empty registered file table on the new ring; false: none configured, or refused (said once). */
+    private boolean registerFileTable() {
+        if (spec.registeredFileSlots == 0) {
+            return false;
+        }
+        int[] empty = new int[spec.registeredFileSlots];
+        Arrays.fill(empty, -1);
+        return spec.registerOrNull("registered file table (uring.files.registered-slots)",
+                "files opened REGISTERED are opened as usual", () -> {
+                    ring.registerFiles(empty);
+                    return Boolean.TRUE;
+                }) != null;
+    }
+
+    /** Which generation this is: 1 for the first, one more after each restart. */
+    public int number() {
+        return number;
+    }
+
+    /** The ring itself, for a resource to register with. */
+    public Ring ring() {
+        return ring;
+    }
+
+    /** The ring an op goes to: the IOPOLL companion for a polled file's reads and writes. */
+    Ring ringFor(RingOp op) {
+        return op.polled() ? polledRing : ring;
+    }
+
+    boolean hasPolledRing() {
+        return polledRing != null;
+    }
+
+    /** Polled requests are in flight: they complete only when polled for, so the loop must not sleep. */
+    boolean polledBusy() {
+        return polledRing != null && polledRing.inFlight() > 0;
+    }
+
+    FixedBuffers fixed() {
+        return fixed;
+    }
+
+    boolean hasFileTable() {
+        return fileTable;
+    }
+
+    /**
+     * Puts the eventfd read in the SQ. When the SQ stays full even after a submit (an SQPOLL thread behind, or a
+     * kernel short of memory), it waits, and the loop does not sleep until it is armed ({@link #wakeArmed()}).
+     */
+    void armWake() {
+        if (wakeArmed) {
+            return;
+        }
+        Sqe sqe = ring.nextSqe();
+        if (sqe == null) { // a full SQ: submit what is in it to make room
+            ring.submit();
+            sqe = ring.nextSqe();
+        }
+        if (sqe != null) {
+            sqe.prepRead(spec.wakeFd.fd(), wakeBuffer.address(), 8, 0).userData(WAKE);
+            wakeArmed = true;
+        }
+    }
+
+    /** The eventfd read completed: another thread woke the loop. */
+    void wakeCompleted() {
+        wakeArmed = false;
+    }
+
+    boolean wakeArmed() {
+        return wakeArmed;
+    }
+
+    /** Submits the polled ring first: a file's CLOSE on the plain ring must not run before its READ is submitted. */
+    void submit() {
+        if (polledRing != null) {
+            polledRing.submit();
+        }
+        ring.submit();
+    }
+
+    /** Hands what completed to {@code handler}, the polled ring's too while it has requests in flight. */
+    void reap(CompletionHandler handler) {
+        ring.reap(handler);
+        if (polledBusy() && polledRing.pollCompletions() > 0) {
+            polledRing.reap(handler);
+        }
+    }
+
+    /**
+     * Cancels what is in flight, hands the completions to {@code handler} until nothing is left or {@code timeout}
+     * passes, and closes the rings. What was registered is freed where the kernel is done with it; memory of
+     * requests still in the kernel is leaked on purpose. Returns whether everything drained.
+     */
+    boolean drainAndClose(CompletionHandler handler, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean drained = drainAndClose(ring, handler, timeout.toNanos())
+                & (polledRing == null || drainAndClose(polledRing, handler, Math.max(0, deadline - System.nanoTime())));
+        if (fixed != null) { // free now what came back; the rest as it comes back, or never if it stays in the kernel
+            fixed.close();
+        }
+        if (drained) {
+            wakeBuffer.close();
+        }
+        for (RingResource resource : resources) {
+            resource.detach(drained);
+        }
+        return drained;
+    }
+
+    private boolean drainAndClose(Ring r, CompletionHandler handler, long timeoutNanos) {
+        if (spec.group != null) {
+            spec.group.leave(r);
+        }
+        try {
+            return r.close(handler, timeoutNanos);
+        } catch (RuntimeException e) {
+            log.warn("ring {}: closing generation {} failed", spec.index, number, e);
+            return false;
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.uringactors.actors.file;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingOverloadedException;
+import dev.uringactors.actors.stream.UringTcp;
+import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A million reads asked for at once: each is answered, with its bytes or a {@link RingOverloadedException}; the
+ * native memory the ring holds stays within {@code uring.admission.max-in-flight} buffers; and the ring goes on
+ * serving a socket meanwhile.
+ */
+@ExtendWith(RequiresIoUring.class)
+class AdmissionTest {
+    private static final int READS = 1_000_000;
+    private static final int LENGTH = 4096;
+
+    @TempDir
+    Path dir;
+    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
+            .withFallback(ConfigFactory.load()));
+    private final UringFiles files = UringFiles.get(kit.system());
+
+    @AfterEach
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void aMillionReadsAtOnceAreEachAnsweredWithinBoundedNativeMemory() throws Exception {
+        UringSettings.Admission admission = UringSettings.from(kit.system().settings().config()).admission();
+        byte[] content = new byte[1 << 20];
+        for (int i = 0; i < content.length; i++) {
+            content[i] = (byte) (i * 31);
+        }
+        Path path = Files.write(dir.resolve("data"), content);
+        FileHandle file = get(files.open(path, StandardOpenOption.READ));
+        UringTcp.ServerBinding echo = UringTcp.get(kit.system()).bind("127.0.0.1", 0)
+                .to(Sink.foreach(c -> c.handleWith(Flow.of(ByteString.class), kit.system())))
+                .run(kit.system()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        AtomicLong read = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        var otherFailures = ConcurrentHashMap.<String>newKeySet();
+        CountDownLatch answered = new CountDownLatch(READS);
+        try (Socket client = new Socket("127.0.0.1", echo.localAddress().getPort())) {
+            client.setSoTimeout(10_000);
+            assertEchoes(client, 255); // the connection's receive buffers are registered before the baseline
+            long nativeBefore = NativeBuffer.liveBytes();
+            AtomicLong nativePeak = new AtomicLong(nativeBefore);
+            for (int i = 0; i < READS; i++) {
+                long position = (long) (i % 256) * LENGTH;
+                files.read(file, position, LENGTH).whenComplete((bytes, failure) -> {
+                    if (failure == null) {
+                        if (bytes.size() == LENGTH && bytes.apply(0) == content[(int) position]) {
+                            read.incrementAndGet();
+                        } else {
+                            otherFailures.add("wrong bytes at " + position);
+                        }
+                    } else if (unwrap(failure) instanceof RingOverloadedException) {
+                        refused.incrementAndGet();
+                    } else {
+                        otherFailures.add(unwrap(failure).toString());
+                    }
+                    answered.countDown();
+                });
+                if (i % 1000 == 0) {
+                    nativePeak.accumulateAndGet(NativeBuffer.liveBytes(), Math::max);
+                }
+                if (i % 100_000 == 0) { // the socket on the same ring is served meanwhile
+                    assertEchoes(client, i / 100_000);
+                }
+            }
+            while (!answered.await(1, TimeUnit.MILLISECONDS)) {
+                nativePeak.accumulateAndGet(NativeBuffer.liveBytes(), Math::max);
+                assertTrue(answered.getCount() == 0 || otherFailures.size() < 10, otherFailures.toString());
+            }
+            assertEchoes(client, 42);
+            long bound = (long) admission.maxInFlight() * (LENGTH + 4095); // a 4 KiB-aligned buffer per read in flight
+            long grew = nativePeak.get() - nativeBefore;
+            System.out.printf("%d reads at once: %d read, %d refused; native memory grew by at most %d KiB "
+                    + "(bound %d KiB)%n", READS, read.get(), refused.get(), grew >> 10, bound >> 10);
+            assertTrue(grew <= bound, "native memory grew by " + grew + " bytes, more than " + bound);
+        } finally {
+            echo.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        assertTrue(otherFailures.isEmpty(), otherFailures.toString());
+        assertEquals(READS, read.get() + refused.get(), "every read answered");
+        assertTrue(read.get() >= admission.maxInFlight(), "reads went through: " + read.get());
+        get(files.close(file));
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private static void assertEchoes(Socket client, int b) throws Exception {
+        long start = System.nanoTime();
+        OutputStream out = client.getOutputStream();
+        InputStream in = client.getInputStream();
+        out.write(b);
+        out.flush();
+        assertEquals(b & 0xff, in.read());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 1_000, "the echo on the same ring took " + millis + " ms");
+    }
+}
