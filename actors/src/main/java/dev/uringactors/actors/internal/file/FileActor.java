@@ -16,7 +16,6 @@ import dev.uringactors.actors.file.RingProtocol.Write;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.actors.internal.issue.RingIssuer;
 import dev.uringactors.actors.internal.issue.RingOp;
-import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.internal.loop.RingSupervisor;
 import dev.uringactors.config.UringSettings;
@@ -26,7 +25,6 @@ import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 
@@ -36,15 +34,14 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * The file protocol of one ring, running on that ring's loop thread: it checks each request, turns it into a
  * ring op, and the issuer answers it when its completion arrives. Requests in flight when the ring fails are
  * answered with a {@link RingFailedException} by the issuer; once the ring stays closed, every request is
  * refused at once with that failure (and a close still closes the fd). The ring's lifecycle is the
- * {@link RingSupervisor}'s: this actor only hears of it, to forget the files of a registered table that went
- * with its ring.
+ * {@link RingSupervisor}'s: this actor's registered file table is a resource of the ring, registered with each of
+ * its generations and forgetting its files when one goes.
  */
 final class FileActor {
     @SuppressWarnings("unchecked") // the class of a generic record, for the behavior builder
@@ -53,9 +50,8 @@ final class FileActor {
     private final RingIssuer issuer;
     private final OpenFiles openFiles;
     private final DirectIoRouter directFiles;
-
-    /** Forgets the ring's registered files when its table goes: at a restart, and when it closes. */
-    private final Consumer<RingEvent> forgetTable;
+    /** The ring's registered file table; the files opened into it are forgotten when it goes with its ring. */
+    private final RegisteredFileTable fileTable;
 
     private FileActor(RingLoop loop, OpenFiles openFiles) {
         this.loop = loop;
@@ -63,14 +59,15 @@ final class FileActor {
         this.openFiles = openFiles;
         UringSettings settings = loop.settings();
         this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback());
-        this.forgetTable = event -> openFiles.forgetRegistered(loop.index());
+        this.fileTable = new RegisteredFileTable(settings.registeredFileSlots(),
+                () -> openFiles.forgetRegistered(loop.index()));
     }
 
     /** Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files. */
     static Behavior<Command> create(RingLoop loop, OpenFiles openFiles) {
         return Behaviors.setup(ctx -> {
             FileActor actor = new FileActor(loop, openFiles);
-            loop.subscribe(actor.forgetTable);
+            actor.issuer.attach(actor.fileTable);
             return actor.behavior();
         });
     }
@@ -87,10 +84,6 @@ final class FileActor {
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), m.replyTo())))
                 .onMessage(Close.class, this::close)
-                .onSignal(PostStop.class, s -> {
-                    loop.unsubscribe(forgetTable);
-                    return Behaviors.same();
-                })
                 .build();
     }
 
@@ -116,7 +109,7 @@ final class FileActor {
             return reject(replyTo, e);
         }
         // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
-        boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && !polled;
+        boolean registered = options.contains(UringOpenOption.REGISTERED) && fileTable.available() && !polled;
         return issue(directory == null
                 ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles, replyTo)
                 : FileOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * One generation of a ring: the ring (and its IOPOLL companion), its place in an SQPOLL group, what is registered
@@ -31,7 +31,6 @@ public final class RingGeneration {
     private final Ring polledRing;
     /** The registered buffers, or null. */
     private final FixedBuffers fixed;
-    private final boolean fileTable;
     private final NativeBuffer wakeBuffer = NativeBuffer.allocate(8);
     private final List<RingResource> resources;
     /** The eventfd read is in the SQ or in flight. */
@@ -44,7 +43,6 @@ public final class RingGeneration {
         this.polledRing = polledRing;
         this.resources = resources;
         this.fixed = registerFixed();
-        this.fileTable = registerFileTable();
         resources.forEach(r -> r.attach(this));
         armWake();
     }
@@ -82,23 +80,17 @@ public final class RingGeneration {
 
     /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
     private FixedBuffers registerFixed() {
-        return spec.fixedBuffers.count() == 0 ? null : spec.registerOrNull("registered buffers (uring.buffers.fixed)",
+        return spec.fixedBuffers.count() == 0 ? null : registerOrNull("registered buffers (uring.buffers.fixed)",
                 "file reads and writes use plain buffers",
                 () -> FixedBuffers.register(ring, spec.fixedBuffers.count(), spec.fixedBuffers.size()));
     }
 
-    /** An empty registered file table on the new ring; false: none configured, or refused (said once). */
-    private boolean registerFileTable() {
-        if (spec.registeredFileSlots == 0) {
-            return false;
-        }
-        int[] empty = new int[spec.registeredFileSlots];
-        Arrays.fill(empty, -1);
-        return spec.registerOrNull("registered file table (uring.files.registered-slots)",
-                "files opened REGISTERED are opened as usual", () -> {
-                    ring.registerFiles(empty);
-                    return Boolean.TRUE;
-                }) != null;
+    /**
+     * Registers something with this generation's ring; where the kernel refuses (locked memory, an old kernel),
+     * says so once per kind for the ring's whole life, with what happens instead, and gives null.
+     */
+    public <T> T registerOrNull(String what, String instead, Supplier<T> register) {
+        return spec.registerOrNull(what, instead, register);
     }
 
     /** Which generation this is: 1 for the first, one more after each restart. */
@@ -127,10 +119,6 @@ public final class RingGeneration {
 
     FixedBuffers fixed() {
         return fixed;
-    }
-
-    boolean hasFileTable() {
-        return fileTable;
     }
 
     /**

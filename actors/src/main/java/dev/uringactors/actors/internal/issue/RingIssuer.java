@@ -109,11 +109,6 @@ public final class RingIssuer implements CompletionHandler {
         return generation.hasPolledRing();
     }
 
-    /** Whether files can be opened into the ring's registered table (UringOpenOption.REGISTERED). */
-    public boolean hasFileTable() {
-        return generation.hasFileTable();
-    }
-
     /** Where ring-level failures (a failed io_uring_enter) go: the ring's supervisor. */
     public void onFault(Consumer<Throwable> listener) {
         this.faultListener = listener;

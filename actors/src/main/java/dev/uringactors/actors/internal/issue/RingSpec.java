@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 
 /**
  * What every generation of one ring is opened with: its index, SQPOLL group, setup options (and the IOPOLL
- * companion's), the wake-up eventfd, what to register, and the kinds of registration the kernel refused, each
+ * companion's), the wake-up eventfd, the registered buffers, and the kinds of registration the kernel refused, each
  * said once for the ring's whole life rather than once per generation.
  */
 public final class RingSpec {
@@ -27,7 +27,6 @@ public final class RingSpec {
     final RingOptions polledOptions;
     final EventFd wakeFd;
     final UringSettings.FixedBuffers fixedBuffers;
-    final int registeredFileSlots;
     private final Set<String> refusalsLogged = new HashSet<>();
 
     /** Ring {@code index} as {@code settings} describe it, in {@code group} (null without SQPOLL). */
@@ -39,7 +38,6 @@ public final class RingSpec {
                 : settings.iopollRingOptions(index);
         this.wakeFd = wakeFd;
         this.fixedBuffers = settings.fixedBuffers();
-        this.registeredFileSlots = settings.registeredFileSlots();
     }
 
     /**
