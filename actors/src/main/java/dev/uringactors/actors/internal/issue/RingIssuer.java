@@ -5,6 +5,7 @@ import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
 import dev.uringactors.ring.EventFd;
+import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
@@ -55,6 +56,7 @@ public final class RingIssuer implements CompletionHandler {
     private final BufferPool buffers;
     private final UringSettings.FixedBuffers fixedSettings;
     private final int registeredFileSlots;
+    private final IoWqCap ioWqCap;
     /** The current ring has a registered file table for UringOpenOption.REGISTERED. */
     private boolean fileTable;
     /** The kinds of registration the kernel refused, each said once. */
@@ -82,12 +84,14 @@ public final class RingIssuer implements CompletionHandler {
 
     /**
      * {@code polledOptions} sets up the IOPOLL companion ring, or is null for none; {@code forecastWindow} > 0
-     * times file requests for a polling wait strategy, with that many samples per estimate.
+     * times file requests for a polling wait strategy, with that many samples per estimate; {@code ioWqMaxWorkers}
+     * caps the io-wq workers behind each ring opened.
      */
     public RingIssuer(int index, SqPollGroup group, RingOptions options, RingOptions polledOptions, EventFd wakeFd,
                       int maxIoSize, UringSettings.FixedBuffers fixedSettings, int registeredFileSlots,
-                      int recvBufferCount, int recvBufferSize, int forecastWindow) {
+                      int recvBufferCount, int recvBufferSize, int forecastWindow, IoWqWorkers ioWqMaxWorkers) {
         this.index = index;
+        this.ioWqCap = new IoWqCap(index, ioWqMaxWorkers);
         this.registeredFileSlots = registeredFileSlots;
         this.fixedSettings = fixedSettings;
         this.group = group;
@@ -162,9 +166,11 @@ public final class RingIssuer implements CompletionHandler {
         }
     }
 
-    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
+    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now), its io-wq capped. */
     private Ring openRing(RingOptions o) {
-        return group == null ? Ring.open(o) : group.open(index, o);
+        Ring opened = group == null ? Ring.open(o) : group.open(index, o);
+        ioWqCap.apply(opened);
+        return opened;
     }
 
     /** Closes a ring, leaving its SQPOLL group first so that nothing attaches to it as it goes. */

@@ -138,7 +138,8 @@ public final class RingLoop implements Executor {
                     wakeFd, settings.maxIoSize(), settings.fixedBuffers(), settings.registeredFileSlots(),
                     settings.tcp().recvBuffers(),
                     settings.tcp().recvBufferSize(),
-                    settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0);
+                    settings.waitStrategy() == UringSettings.WaitMode.HYBRID ? settings.hybrid().window() : 0,
+                    settings.ioWqMaxWorkers());
             waitStrategy = settings.newWaitStrategy();
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
