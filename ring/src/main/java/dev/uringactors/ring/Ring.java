@@ -327,7 +327,8 @@ public final class Ring implements AutoCloseable {
      * block devices), {@code unbounded} for work that may wait on something outside without end (every SPLICE, a
      * request on a file that cannot be polled). 0 leaves that value as it is. The io-wq belongs to the submitting
      * thread (with SQPOLL, to the SQ thread) and serves every ring that thread uses: call it on that thread, as
-     * SINGLE_ISSUER requires anyway; a thread that submits to this ring for the first time later gets the cap too.
+     * SINGLE_ISSUER requires anyway. The kernel also applies it to the other threads that submitted to this ring,
+     * and to a thread that first uses io_uring through this ring later; not to one that already has an io-wq.
      * Returns the values in force before, or zeros when the calling thread had no io-wq yet.
      */
     public IoWqWorkers registerIoWqMaxWorkers(int bounded, int unbounded) {
