@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
+import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.SetupFlag;
 import dev.uringactors.ring.wait.ClassicPollWait;
@@ -38,6 +39,7 @@ public record UringSettings(
         int maxIoSize,
         FixedBuffers fixedBuffers,
         int registeredFileSlots,
+        IoWqWorkers ioWqMaxWorkers,
         int dispatcherThroughput,
         int tasksPerTurn,
         Duration stuckTaskWarning,
@@ -198,6 +200,8 @@ public record UringSettings(
                 new FixedBuffers(r.intIn("buffers.fixed.count", 0, 16384),
                         r.bytes("buffers.fixed.size", 4096, 1 << 30)),
                 r.intIn("files.registered-slots", 0, 1 << 20),
+                new IoWqWorkers(r.intIn("io-wq.max-workers.bounded", 0, 1 << 20),
+                        r.intIn("io-wq.max-workers.unbounded", 0, 1 << 20)),
                 r.intIn("dispatcher.throughput", 1, 100_000),
                 r.intIn("dispatcher.tasks-per-turn", 1, 1_000_000),
                 r.duration("dispatcher.stuck-task-warning", Duration.ofMillis(10), Duration.ofHours(1)),

@@ -2,6 +2,7 @@ package dev.uringactors.config;
 
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.SetupFlag;
 import dev.uringactors.ring.wait.HybridPollWait;
@@ -40,6 +41,7 @@ class UringSettingsTest {
         assertEquals(UringSettings.IopollMode.OFF, s.iopoll());
         assertEquals(UringSettings.IopollFallback.FAIL, s.iopollFallback());
         assertEquals(1 << 20, s.maxIoSize());
+        assertEquals(new IoWqWorkers(8, 8), s.ioWqMaxWorkers());
         assertEquals(64, s.dispatcherThroughput());
         assertEquals(256, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(1), s.stuckTaskWarning());
@@ -64,6 +66,7 @@ class UringSettingsTest {
                   iopoll = auto, iopoll-fallback = plain
                   buffers { max-io-size = 256 KiB, fixed { count = 8, size = 16 KiB } }
                   files.registered-slots = 64
+                  io-wq.max-workers { bounded = 0, unbounded = 2 }
                   dispatcher { throughput = 8, tasks-per-turn = 32 }
                   shutdown-timeout = 2s
                   request-timeout = 3s
@@ -86,6 +89,7 @@ class UringSettingsTest {
         assertEquals(256 * 1024, s.maxIoSize());
         assertEquals(new UringSettings.FixedBuffers(8, 16 * 1024), s.fixedBuffers());
         assertEquals(64, s.registeredFileSlots());
+        assertEquals(new IoWqWorkers(0, 2), s.ioWqMaxWorkers(), "0: the kernel's default");
         assertEquals(8, s.dispatcherThroughput());
         assertEquals(32, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
@@ -125,6 +129,8 @@ class UringSettingsTest {
             buffers.fixed.count       | 16385          | whole number from 0 to 16384
             buffers.fixed.size        | 1 KiB          | a size from 4096 to
             files.registered-slots    | -1             | whole number from 0 to 1048576
+            io-wq.max-workers.bounded | -1             | whole number from 0 to 1048576
+            io-wq.max-workers.unbounded | many         | whole number from 0 to 1048576
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
             dispatcher.stuck-task-warning | 1ms        | a duration from PT0.01S

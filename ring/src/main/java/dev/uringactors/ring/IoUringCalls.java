@@ -22,6 +22,7 @@ final class IoUringCalls {
     static final int REGISTER_FILES_UPDATE = 6;
     static final int REGISTER_PROBE = 8;
     static final int REGISTER_ENABLE_RINGS = 12;
+    static final int REGISTER_IOWQ_MAX_WORKERS = 19;
     static final int REGISTER_RING_FDS = 20;
     static final int UNREGISTER_RING_FDS = 21;
     static final int REGISTER_PBUF_RING = 22;

@@ -321,6 +321,27 @@ public final class Ring implements AutoCloseable {
         }
     }
 
+    /**
+     * Caps the kernel's worker threads (io-wq) that run what this ring cannot complete inline
+     * (IORING_REGISTER_IOWQ_MAX_WORKERS, 5.15): {@code bounded} for work that ends in bounded time (regular files,
+     * block devices), {@code unbounded} for work that may wait on something outside without end (every SPLICE, a
+     * request on a file that cannot be polled). 0 leaves that value as it is. The io-wq belongs to the submitting
+     * thread (with SQPOLL, to the SQ thread) and serves every ring that thread uses: call it on that thread, as
+     * SINGLE_ISSUER requires anyway. The kernel also applies it to the other threads that submitted to this ring,
+     * and to a thread that first uses io_uring through this ring later; not to one that already has an io-wq.
+     * Returns the values in force before, or zeros when the calling thread had no io-wq yet.
+     */
+    public IoWqWorkers registerIoWqMaxWorkers(int bounded, int unbounded) {
+        if (bounded < 0 || unbounded < 0) {
+            throw new IllegalArgumentException("io-wq worker caps must not be negative: bounded " + bounded
+                    + ", unbounded " + unbounded);
+        }
+        try (NativeBuffer counts = intArray(new int[] {bounded, unbounded})) {
+            register("REGISTER_IOWQ_MAX_WORKERS", IoUringCalls.REGISTER_IOWQ_MAX_WORKERS, counts.address(), 2);
+            return new IoWqWorkers(counts.getInt(0), counts.getInt(4));
+        }
+    }
+
     /** For {@link BufferRing}: register or unregister a provided-buffer ring. */
     int registerBufferRing(boolean register, long reg) {
         return register(register ? "REGISTER_PBUF_RING" : "UNREGISTER_PBUF_RING",

@@ -24,6 +24,8 @@ public final class Sockets {
     public static final int SOL_SOCKET = 1;
     /** Allow binding an address in TIME_WAIT. */
     public static final int SO_REUSEADDR = 2;
+    /** The socket's pending error, cleared by reading it. */
+    public static final int SO_ERROR = 4;
     /** Send buffer size. */
     public static final int SO_SNDBUF = 7;
     /** Receive buffer size. */
@@ -46,7 +48,20 @@ public final class Sockets {
 
     /** A TCP socket (close-on-exec) for this address's family. */
     public static int tcpSocket(InetSocketAddress address) {
-        int fd = LibC.socket(family(address), SOCK_STREAM | OpFlags.SOCK_CLOEXEC, 0);
+        return tcpSocket(address, 0);
+    }
+
+    /**
+     * A non-blocking TCP socket for a connection to {@code address} whose I/O goes through a ring: io_uring
+     * polls it for CONNECT, SEND and RECV as it would a blocking one, and a SPLICE into it that finds no room
+     * fails with EAGAIN instead of keeping a kernel worker until the peer reads.
+     */
+    public static int connectionSocket(InetSocketAddress address) {
+        return tcpSocket(address, SOCK_NONBLOCK);
+    }
+
+    private static int tcpSocket(InetSocketAddress address, int flags) {
+        int fd = LibC.socket(family(address), SOCK_STREAM | OpFlags.SOCK_CLOEXEC | flags, 0);
         if (fd < 0) {
             throw failed("socket", address, -LibC.negErrno());
         }

@@ -253,6 +253,44 @@ class SocketOpsTest {
     }
 
     @Test
+    void aSpliceIntoAFullNonBlockingSocketFailsWithEagainAndPollOutSaysWhenToGoOn() throws Exception {
+        int piece = 4096;
+        try (Socket client = new Socket(); Pipe pipe = new Pipe(); NativeBuffer bytes = NativeBuffer.allocate(piece)) {
+            client.setReceiveBufferSize(piece); // small buffers on both sides: they fill after a few pieces
+            client.connect(bound);
+            client.setSoTimeout(10_000);
+            ring.nextSqe().prepAccept(listener, 0, 0, OpFlags.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK).userData(1);
+            int server = Reaped.await(ring, 1).byUserData(1).res();
+            assertTrue(server >= 0, Errno.name(server));
+            Sockets.setOption(server, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, piece);
+            int spliced;
+            int pieces = 0;
+            do { // the peer reads nothing: in the end the socket has no room, and the splice says so at once
+                assertTrue(pieces++ < 1000, "the socket buffers filled");
+                assertEquals(piece, LibC.write(pipe.writeFd, bytes.address(), piece));
+                ring.nextSqe().prepSplice(pipe.readFd, -1, server, -1, piece, 0).userData(2);
+                spliced = Reaped.await(ring, 1).byUserData(2).res();
+            } while (spliced > 0);
+            assertEquals(-Errno.EAGAIN, spliced, "a splice into a full non-blocking socket holds no worker");
+
+            ring.nextSqe().prepPollAdd(server, OpFlags.POLLOUT).userData(3);
+            ring.submit();
+            assertEquals(0, ring.pollCompletions(), "no room yet");
+            InputStream in = client.getInputStream();
+            Reaped r = new Reaped();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (r.cqes.isEmpty()) { // the peer reads on: room comes back
+                assertTrue(System.nanoTime() < deadline, "POLLOUT came within 10 s of the peer reading");
+                in.readNBytes(Math.max(1, in.available()));
+                ring.pollCompletions();
+                ring.reap(r);
+            }
+            assertTrue((r.byUserData(3).res() & OpFlags.POLLOUT) != 0, r.cqes.toString());
+            Sockets.close(server);
+        }
+    }
+
+    @Test
     void socketOptionsAreSetAndRead() {
         int fd = Sockets.tcpSocket(ANY_LOOPBACK);
         Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -124,49 +121,6 @@ abstract class FileServerLoad {
         return crc.getValue();
     }
 
-    private static long rss() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        throw new IllegalStateException("no VmRSS in /proc/self/status");
-    }
-
-    /** Samples RSS until stopped; the highest it saw. */
-    private static final class PeakRss implements AutoCloseable {
-        private final AtomicLong peak = new AtomicLong(rss());
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final Thread sampler = new Thread(() -> {
-            while (running.get()) {
-                peak.accumulateAndGet(rss(), Math::max);
-                try {
-                    Thread.sleep(20); // a sampling period, not a wait for a result
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "rss-sampler");
-
-        PeakRss() {
-            sampler.start();
-        }
-
-        long peak() {
-            return peak.get();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running.set(false);
-            sampler.join();
-        }
-    }
-
     /** RSS after a full GC, with the server warmed up. */
     private long settledRss() throws IOException {
         try (Socket s = request("/big.bin")) {
@@ -174,7 +128,7 @@ abstract class FileServerLoad {
             assertEquals(bigCrc, crcOf(in, readHead(in)));
         }
         System.gc();
-        return rss();
+        return Rss.now();
     }
 
     @Test
@@ -183,7 +137,7 @@ abstract class FileServerLoad {
         long baseline = settledRss();
         List<Socket> sockets = new ArrayList<>();
         ExecutorService readers = Executors.newFixedThreadPool(50);
-        try (PeakRss peak = new PeakRss()) {
+        try (Peak peak = new Peak("rss", Rss::now)) {
             for (int i = 0; i < DOWNLOADS; i++) {
                 sockets.add(request("/big.bin"));
             }
@@ -217,7 +171,7 @@ abstract class FileServerLoad {
         long fds = OpenFds.all();
         long baseline = settledRss();
         List<Socket> sockets = new ArrayList<>();
-        try (PeakRss peak = new PeakRss()) {
+        try (Peak peak = new Peak("rss", Rss::now)) {
             for (int i = 0; i < 200; i++) {
                 sockets.add(request("/big.bin"));
             }

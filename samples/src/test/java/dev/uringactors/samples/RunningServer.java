@@ -2,6 +2,7 @@ package dev.uringactors.samples;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.config.UringSettings;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.Behavior;
 
@@ -34,6 +35,11 @@ final class RunningServer implements AutoCloseable {
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         testKit.spawn(server.apply(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "server");
         return new RunningServer(testKit, bound.get(10, TimeUnit.SECONDS));
+    }
+
+    /** The settings the server's rings run with. */
+    UringSettings settings() {
+        return UringSettings.from(testKit.system().settings().config());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.ring.CompletionHandler;
+import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
@@ -65,9 +66,20 @@ public final class RingGeneration {
         }
     }
 
-    /** A ring of this index, in its SQPOLL group if it has one (attached to a member open now). */
+    /**
+     * A ring of this index, in its SQPOLL group if it has one (attached to a member open now), with its io-wq
+     * capped: a kernel worker runs each SPLICE and each request that cannot be polled, and one that waits on a
+     * peer is a thread for as long as it waits. The cap is the io-wq of the thread that registers it (with SQPOLL,
+     * of the SQ thread), so it is registered here, on the ring's thread, for every ring and every restart.
+     */
     private static Ring openRing(RingSpec spec, RingOptions options) {
-        return spec.group == null ? Ring.open(options) : spec.group.open(spec.index, options);
+        Ring ring = spec.group == null ? Ring.open(options) : spec.group.open(spec.index, options);
+        IoWqWorkers cap = spec.ioWqMaxWorkers;
+        if (cap.bounded() != 0 || cap.unbounded() != 0) { // 0 and 0: the kernel's defaults, nothing to change
+            spec.registerOrNull("io-wq worker cap (uring.io-wq.max-workers)", "the kernel's defaults stay", () ->
+                    ring.registerIoWqMaxWorkers(cap.bounded(), cap.unbounded()));
+        }
+        return ring;
     }
 
     /** Closes a ring without draining, leaving its SQPOLL group first so that nothing attaches to it as it goes. */

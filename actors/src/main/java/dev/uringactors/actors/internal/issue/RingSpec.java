@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.EventFd;
+import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.RingOptions;
 import dev.uringactors.ring.UringException;
 import org.slf4j.Logger;
@@ -13,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * What every generation of one ring is opened with: its index, SQPOLL group, setup options (and the IOPOLL
- * companion's), the wake-up eventfd, the registered buffers, and the kinds of registration the kernel refused, each
+ * companion's), the wake-up eventfd, the registered buffers, the io-wq worker cap, and the kinds of registration the kernel refused, each
  * said once for the ring's whole life rather than once per generation.
  */
 public final class RingSpec {
@@ -27,6 +28,8 @@ public final class RingSpec {
     final RingOptions polledOptions;
     final EventFd wakeFd;
     final UringSettings.FixedBuffers fixedBuffers;
+    /** {@code uring.io-wq.max-workers}. */
+    final IoWqWorkers ioWqMaxWorkers;
     private final Set<String> refusalsLogged = new HashSet<>();
 
     /** Ring {@code index} as {@code settings} describe it, in {@code group} (null without SQPOLL). */
@@ -38,6 +41,7 @@ public final class RingSpec {
                 : settings.iopollRingOptions(index);
         this.wakeFd = wakeFd;
         this.fixedBuffers = settings.fixedBuffers();
+        this.ioWqMaxWorkers = settings.ioWqMaxWorkers();
     }
 
     /**

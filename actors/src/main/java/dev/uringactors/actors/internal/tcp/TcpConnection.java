@@ -211,7 +211,7 @@ public final class TcpConnection {
                                                   TcpProtocol.Connect command) {
         int fd;
         try {
-            fd = Sockets.tcpSocket(command.remoteAddress());
+            fd = Sockets.connectionSocket(command.remoteAddress());
         } catch (UringException e) {
             command.handler().tell(new CommandFailed(command, e));
             return Behaviors.stopped();

@@ -64,10 +64,12 @@ final class TcpOps {
 
         @Override
         protected void prepare(Sqe sqe) {
+            // Non-blocking: a SPLICE into a full socket then fails with EAGAIN instead of parking a kernel worker.
+            int flags = OpFlags.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK;
             if (multishot) {
-                sqe.prepMultishotAccept(listenFd, OpFlags.SOCK_CLOEXEC);
+                sqe.prepMultishotAccept(listenFd, flags);
             } else {
-                sqe.prepAccept(listenFd, 0, 0, OpFlags.SOCK_CLOEXEC);
+                sqe.prepAccept(listenFd, 0, 0, flags);
             }
         }
 
@@ -237,21 +239,25 @@ final class TcpOps {
     }
 
     /**
-     * One piece of a {@link TcpProtocol.WriteFile}, in two steps that each submit the op again: fill (up to
+     * One piece of a {@link TcpProtocol.WriteFile}, in steps that each submit the op again: fill (up to
      * {@code length} bytes of the file at {@code position} into a staging place, after {@code prefixLength}
-     * bytes already there), then drain (all of them to the socket, however many sends that takes). It answers
-     * once: {@link TcpConnection.SendDone} with the bytes sent
-     * (fewer than asked when the file is shorter), or the socket's error; {@link TcpConnection.FileUnreadable}
-     * when the fill failed or found the end of the file at {@code position}.
+     * bytes already there), then drain (all of them to the socket, however many sends that takes). A drain that
+     * finds no room in the (non-blocking) socket fails with EAGAIN: the piece then polls the socket for POLLOUT and
+     * drains again, instead of holding a kernel worker while the peer does not read. It answers once:
+     * {@link TcpConnection.SendDone} with the bytes sent (fewer than asked when the file is shorter), or the
+     * socket's error; {@link TcpConnection.FileUnreadable} when the fill failed or found the end of the file at
+     * {@code position}.
      */
     abstract static class FilePiece extends Sending {
+        private enum Step { FILL, DRAIN, AWAIT_ROOM }
+
         final int socket;
         final int file;
         final long position;
         final int length;
         final int prefixLength;
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
-        private boolean filling = true;
+        private Step step = Step.FILL;
         private boolean answered;
         /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
         int staged;
@@ -267,42 +273,65 @@ final class TcpOps {
             this.connection = connection;
         }
 
+        abstract Opcode fillOpcode();
+
         abstract void prepareFill(Sqe sqe);
+
+        abstract Opcode drainOpcode();
 
         /** Sends {@code staged - sent} bytes. */
         abstract void prepareDrain(Sqe sqe);
 
-        final boolean filling() {
-            return filling;
+        @Override
+        protected final Opcode opcode() {
+            return switch (step) {
+                case FILL -> fillOpcode();
+                case DRAIN -> drainOpcode();
+                case AWAIT_ROOM -> Opcode.POLL_ADD;
+            };
         }
 
         @Override
         protected final void prepare(Sqe sqe) {
-            if (filling) {
-                prepareFill(sqe);
-            } else {
-                prepareDrain(sqe);
+            switch (step) {
+                case FILL -> prepareFill(sqe);
+                case DRAIN -> prepareDrain(sqe);
+                case AWAIT_ROOM -> sqe.prepPollAdd(socket, OpFlags.POLLOUT);
             }
         }
 
         @Override
         protected final boolean complete(int res, int flags, int ringFlags) {
-            if (filling && res <= 0) {
-                answer(new TcpConnection.FileUnreadable(res));
-                return true;
-            }
-            if (res < 0) {
-                answer(new TcpConnection.SendDone(res));
-                return true;
-            }
-            if (filling) {
-                staged = prefixLength + res;
-                filling = false;
-            } else {
-                sent += res;
-                if (sent == staged || res == 0) {
-                    answer(new TcpConnection.SendDone(sent));
-                    return true;
+            switch (step) {
+                case FILL -> {
+                    if (res <= 0) {
+                        answer(new TcpConnection.FileUnreadable(res));
+                        return true;
+                    }
+                    staged = prefixLength + res;
+                    step = Step.DRAIN;
+                }
+                case DRAIN -> {
+                    if (res == -Errno.EAGAIN) {
+                        step = Step.AWAIT_ROOM;
+                    } else if (res < 0) {
+                        answer(new TcpConnection.SendDone(res));
+                        return true;
+                    } else {
+                        sent += res;
+                        if (sent == staged || res == 0) {
+                            answer(new TcpConnection.SendDone(sent));
+                            return true;
+                        }
+                    }
+                }
+                case AWAIT_ROOM -> {
+                    int error = pollError(res);
+                    if (error < 0) {
+                        answer(new TcpConnection.SendDone(error));
+                        return true;
+                    }
+                    step = Step.DRAIN;
                 }
             }
             if (stopped) {
@@ -310,6 +339,21 @@ final class TcpOps {
                 return true;
             }
             return false;
+        }
+
+        /**
+         * 0 when the poll found room; else the error to answer with: the poll's own (ECANCELED when the closing
+         * connection cancelled it), or for POLLERR and POLLHUP the socket's pending error, EPIPE if none is left.
+         */
+        private int pollError(int res) {
+            if (res < 0) {
+                return res;
+            }
+            if ((res & (OpFlags.POLLERR | OpFlags.POLLHUP)) == 0) {
+                return 0;
+            }
+            int pending = Sockets.option(socket, Sockets.SOL_SOCKET, Sockets.SO_ERROR);
+            return pending != 0 ? -pending : -Errno.EPIPE;
         }
 
         private void answer(TcpConnection.Internal result) {
@@ -348,13 +392,18 @@ final class TcpOps {
         }
 
         @Override
-        protected Opcode opcode() {
-            return filling() ? Opcode.READ : Opcode.SEND;
+        Opcode fillOpcode() {
+            return Opcode.READ;
         }
 
         @Override
         protected void prepareFill(Sqe sqe) {
             sqe.prepRead(file, buffer.address() + prefixLength, length, position);
+        }
+
+        @Override
+        Opcode drainOpcode() {
+            return Opcode.SEND;
         }
 
         @Override
@@ -373,7 +422,8 @@ final class TcpOps {
     /**
      * A file piece without copying it: SPLICE from the file into the connection's pipe, then from the pipe to
      * the socket. The kernel hands the file's pages to the socket, as sendfile(2) does; every SPLICE runs in one
-     * of its worker threads.
+     * of its worker threads, and none of them waits: the socket is non-blocking (a full one answers EAGAIN, and
+     * the piece polls it), and the fill finds the pipe empty (each drain empties it) with room for the whole piece.
      */
     static final class SpliceFile extends FilePiece {
         private final Pipe pipe;
@@ -385,13 +435,18 @@ final class TcpOps {
         }
 
         @Override
-        protected Opcode opcode() {
+        Opcode fillOpcode() {
             return Opcode.SPLICE;
         }
 
         @Override
         protected void prepareFill(Sqe sqe) {
             sqe.prepSplice(file, position, pipe.writeEnd(), -1, length, 0);
+        }
+
+        @Override
+        Opcode drainOpcode() {
+            return Opcode.SPLICE;
         }
 
         @Override

@@ -15,6 +15,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.actors.tcp.TcpProtocol.Write;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
+import dev.uringactors.actors.tcp.TcpSocketOptions;
 import dev.uringactors.actors.tcp.UringTcp;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
@@ -23,6 +24,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.io.TcpSO;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -40,7 +42,10 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Sending part of a file: every byte in order between writes, in pieces, and a file that ends too soon. Whole
- * pieces are spliced here and shorter ones read and sent, so that both ways run in every test.
+ * pieces are spliced here and shorter ones read and sent, so that both ways run in every test. The ring has two
+ * kernel workers for unbounded work, which every SPLICE is: a peer that stops reading must not keep one.
  */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -61,7 +67,8 @@ class WriteFileTest {
 
     @JUnit5TestKit
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
-            "uring { rings = 1, tcp { file-chunk = " + CHUNK + ", splice-threshold = " + (CHUNK - 1) + " } }"))
+            "uring { rings = 1, io-wq.max-workers.unbounded = 2, tcp { file-chunk = " + CHUNK
+                    + ", splice-threshold = " + (CHUNK - 1) + " } }"))
             .build();
 
     @TempDir
@@ -76,10 +83,19 @@ class WriteFileTest {
     }
 
     private Client connect() throws IOException {
+        return connect(TcpSocketOptions.DEFAULT, 0);
+    }
+
+    /** As {@link #connect()}, with options for the listener and, if above 0, the client's receive buffer. */
+    private Client connect(TcpSocketOptions options, int receiveBuffer) throws IOException {
         TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, false, options));
         InetSocketAddress address = handler.expectMessageClass(Bound.class).localAddress();
-        Socket socket = new Socket(address.getAddress(), address.getPort());
+        Socket socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer); // before connecting: it sets the window scale
+        }
+        socket.connect(address);
         socket.setSoTimeout(20_000);
         Connected c = handler.expectMessageClass(Connected.class);
         c.connection().tell(new Register(handler.getRef()));
@@ -230,6 +246,47 @@ class WriteFileTest {
             assertTrue(CHUNK + rest.length < content.length, "the response was cut short: " + rest.length);
             handler.expectMessageClass(CommandFailed.class, Duration.ofSeconds(10));
             handler.expectMessageClass(ErrorClosed.class);
+        }
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void peersThatStopReadingKeepNoKernelWorkerFromTheOthers() throws Exception {
+        byte[] content = new byte[64 * CHUNK];
+        new Random(6).nextBytes(content);
+        FileHandle file = open(Files.write(tmp.resolve("wanted"), content));
+        // Small buffers on both sides: a piece fills them, and its splice finds no room at once.
+        TcpSocketOptions smallSendBuffer = TcpSocketOptions.of(List.of(TcpSO.sendBufferSize(4096)), Optional.empty());
+        List<Client> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) { // twice the workers there are
+                Client peer = connect(smallSendBuffer, 4096);
+                stalled.add(peer);
+                peer.connected().connection().tell(new WriteFile(file, 0, content.length, new Ack("never")));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            for (int i = 0; i < stalled.size(); i++) { // each one's download has begun, and it reads nothing
+                while (stalled.get(i).socket().getInputStream().available() == 0) {
+                    assertTrue(System.nanoTime() < deadline, "peer " + i + " got nothing in 10 s: its splices "
+                            + "wait for a kernel worker that another peer holds");
+                    Thread.onSpinWait();
+                }
+            }
+            try (Client reader = connect()) {
+                reader.connected().connection().tell(new WriteFile(file, 0, content.length, new Ack("whole")));
+                assertArrayEquals(content, reader.socket().getInputStream().readNBytes(content.length));
+                assertEquals(new Ack("whole"), reader.handler().expectMessageClass(Ack.class));
+            }
+            // A close while a piece waits for room cancels the wait; the connection closes as asked.
+            stalled.get(0).connected().connection().tell(CloseCommand.ABORT);
+            stalled.get(0).handler().expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
+        } finally {
+            for (Client peer : stalled) {
+                peer.close();
+            }
+        }
+        for (Client peer : stalled.subList(1, stalled.size())) { // a peer that resets: the wait ends in an error
+            peer.handler().expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
         }
         UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
