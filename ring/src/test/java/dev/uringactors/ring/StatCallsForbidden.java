@@ -8,6 +8,9 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -17,7 +20,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * stat family (stat, fstat, lstat, newfstatat, statx) and the access family (access, faccessat, faccessat2). A
  * seccomp filter fails them with EPERM. Installed on a ring's thread, it proves that nothing that thread runs
  * stats a file: Java's {@code Files} checks and a direct statx(2) fail there, while io_uring's STATX still works
- * (a kernel worker runs it, and no system call of the thread's is involved). Other threads are not affected.
+ * (a kernel worker runs it, and no system call of the thread's is involved). Other threads are not affected, but
+ * a thread that a filtered thread starts inherits the filter: start the threads of a pool that it hands work to
+ * first ({@link #startThreads}), or that pool's stats fail too.
  *
  * <p>A class loaded afterwards from a directory of the class path would be looked up with stat on that thread,
  * and not be found, and the JVM remembers such a failure for good: so the project's classes in directories (this
@@ -59,6 +64,27 @@ public final class StatCallsForbidden {
             if (res != -1 || LibC.negErrno() != -Errno.EPERM) {
                 throw new AssertionError("statx still works on this thread: " + res);
             }
+        }
+    }
+
+    /**
+     * Makes {@code executor} start {@code count} threads now, from the calling thread: {@code count} tasks that
+     * all wait until all run. For a pool of that many threads, which then starts no more.
+     */
+    public static void startThreads(Executor executor, int count) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(count);
+        for (int i = 0; i < count; i++) {
+            executor.execute(() -> {
+                running.countDown();
+                try {
+                    running.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        if (!running.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("the executor did not run " + count + " tasks at once");
         }
     }
 

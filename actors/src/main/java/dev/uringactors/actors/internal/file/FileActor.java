@@ -24,6 +24,7 @@ import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -53,23 +54,29 @@ final class FileActor {
     private final RingIssuer issuer;
     private final OpenFiles openFiles;
     private final DirectIoRouter directFiles;
+    /** Takes the answers to closes that nobody waits for. */
+    private final ActorRef<StatusReply<Done>> ignored;
 
     /** Forgets the ring's registered files when its table goes: at a restart, and when it closes. */
     private final Consumer<RingEvent> forgetTable;
 
-    private FileActor(RingLoop loop, OpenFiles openFiles) {
+    private FileActor(RingLoop loop, OpenFiles openFiles, DeviceQueues devices, ActorRef<StatusReply<Done>> ignored) {
         this.loop = loop;
         this.issuer = loop.issuer();
         this.openFiles = openFiles;
         UringSettings settings = loop.settings();
-        this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback());
+        this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback(), devices);
+        this.ignored = ignored;
         this.forgetTable = event -> openFiles.forgetRegistered(loop.index());
     }
 
-    /** Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files. */
-    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles) {
+    /**
+     * Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files, {@code devices}
+     * what every ring knows of the block devices' poll queues.
+     */
+    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles, DeviceQueues devices) {
         return Behaviors.setup(ctx -> {
-            FileActor actor = new FileActor(loop, openFiles);
+            FileActor actor = new FileActor(loop, openFiles, devices, ctx.getSystem().ignoreRef());
             loop.subscribe(actor.forgetTable);
             return actor.behavior();
         });
@@ -106,22 +113,22 @@ final class FileActor {
             return reject(replyTo, new ClosedChannelException());
         }
         int flags;
-        boolean direct = options.contains(UringOpenOption.DIRECT);
-        boolean polled;
         try {
             flags = UringOpenOption.toFlags(options);
-            polled = direct && directFiles.polled(directory == null ? path : directory.path().resolve(path))
-                    && issuer.hasPolledRing();
-        } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
+        } catch (RuntimeException e) { // bad options
             return reject(replyTo, e);
         }
-        // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
-        boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && !polled;
+        boolean direct = options.contains(UringOpenOption.DIRECT);
+        // An O_DIRECT file's ring is decided by its device once it is open (DirectOpen), so it is not opened into
+        // the table: the IOPOLL ring has none.
+        DirectOpen routing = direct && directFiles.routes()
+                ? new DirectOpen(directFiles, loop, openFiles, ignored, replyTo) : null;
+        boolean registered = options.contains(UringOpenOption.REGISTERED) && issuer.hasFileTable() && routing == null;
         return issue(directory == null
-                ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles,
-                        issuer.buffers(), replyTo)
-                : FileOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),
-                        openFiles, issuer.buffers(), replyTo));
+                ? new FileOps.Open(path, flags, direct, registered, loop.index(), openFiles, issuer.buffers(), replyTo,
+                        routing)
+                : FileOps.Open.beneath(directory, path, flags, direct, registered, loop.index(), openFiles,
+                        issuer.buffers(), replyTo, routing));
     }
 
     /**

@@ -20,11 +20,19 @@ public final class OpenFiles {
     private final AtomicLong lastId = new AtomicLong();
 
     /** Records a file an open returned ({@code fd} is its slot when registered); the handle carries the open's id. */
-    FileHandle opened(int fd, Path path, boolean direct, boolean polled, int ring, boolean registered) {
+    FileHandle opened(int fd, Path path, boolean direct, int ring, boolean registered) {
         long id = lastId.incrementAndGet();
-        FileHandle file = new FileHandle(fd, path, direct, polled, ring, id, registered);
+        FileHandle file = new FileHandle(fd, path, direct, false, ring, id, registered);
         open.put(key(file), id);
         return file;
+    }
+
+    /**
+     * The handle of {@code file}, not handed out yet, for reads and writes through the IOPOLL ring: the same open
+     * file (fd and id) as far as this table is concerned.
+     */
+    FileHandle polled(FileHandle file) {
+        return new FileHandle(file.fd(), file.path(), file.direct(), true, file.ring(), file.id(), false);
     }
 
     /** Whether {@code file} is still the open file behind its fd or slot. */
