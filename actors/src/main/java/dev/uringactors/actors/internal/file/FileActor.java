@@ -12,6 +12,7 @@ import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
 import dev.uringactors.actors.file.RingProtocol.Stat;
+import dev.uringactors.actors.file.RingProtocol.StatFile;
 import dev.uringactors.actors.file.RingProtocol.Write;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.actors.internal.issue.RingIssuer;
@@ -93,6 +94,7 @@ final class FileActor {
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), issuer.buffers(), m.replyTo())))
+                .onMessage(StatFile.class, this::statFile)
                 .onMessage(Close.class, this::close)
                 .onSignal(PostStop.class, s -> {
                     loop.unsubscribe(forgetTable);
@@ -147,6 +149,17 @@ final class FileActor {
         int flags = file.registered() ? SqeFlags.FIXED_FILE : 0;
         return issue(new FileOps.DoneOp(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
                 m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0).flags(flags), m.replyTo()));
+    }
+
+    private Behavior<Command> statFile(StatFile m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.file().registered()) {
+            return reject(m.replyTo(), new IllegalArgumentException(m.file().path()
+                    + " is a registered file: STATX takes a descriptor, not a slot of the ring's table"));
+        }
+        return issue(new FileOps.Stat(m.file(), issuer.buffers(), m.replyTo()));
     }
 
     private Behavior<Command> close(Close m) {

@@ -445,6 +445,10 @@ public final class FileOps {
             super(path, pool, replyTo);
         }
 
+        Stat(FileHandle file, BufferPool pool, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(file, pool, replyTo);
+        }
+
         @Override
         protected FileStat result(int res) {
             return FileStat.from(statx());
