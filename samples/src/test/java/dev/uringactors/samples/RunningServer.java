@@ -3,6 +3,7 @@ package dev.uringactors.samples;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 
 import java.net.InetAddress;
@@ -34,6 +35,11 @@ final class RunningServer implements AutoCloseable {
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         testKit.spawn(server.apply(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound), "server");
         return new RunningServer(testKit, bound.get(10, TimeUnit.SECONDS));
+    }
+
+    /** The server's actor system. */
+    ActorSystem<Void> system() {
+        return testKit.system();
     }
 
     @Override
