@@ -44,9 +44,7 @@ final class ErrorHints {
 
     static String forResult(Opcode op, int errno, String target, int ringFlags) {
         if (errno == Errno.EOPNOTSUPP && SetupFlag.in(SetupFlag.IOPOLL, ringFlags)) {
-            return "this is an IOPOLL ring and the file's block device has no poll queues ("
-                    + ioPollFile(target) + " is not 1); read it through a ring without IOPOLL, or give the "
-                    + "driver poll queues (for NVMe: nvme.poll_queues)";
+            return noPollQueues(ioPollFile(target));
         }
         if (errno == Errno.EINVAL && SetupFlag.in(SetupFlag.IOPOLL, ringFlags)) {
             return "an IOPOLL ring takes only O_DIRECT reads and writes of files on a polled block device";
@@ -60,13 +58,19 @@ final class ErrorHints {
         return null;
     }
 
+    /** An IOPOLL ring and a device without poll queues; {@code ioPollFile} names the sysfs file to check. */
+    static String noPollQueues(String ioPollFile) {
+        return "this is an IOPOLL ring and the file's block device has no poll queues (" + ioPollFile
+                + " is not 1); read it through a ring without IOPOLL, or give the driver poll queues (for NVMe: "
+                + "nvme.poll_queues)";
+    }
+
     private static String ioPollFile(String target) {
         if (target != null) {
             try {
                 Path p = Path.of(target);
                 if (Files.exists(p)) {
-                    return PolledIo.of(p).map(q -> q.ioPollFile().toString())
-                            .orElse("/sys/block/<dev>/queue/io_poll (the file is not on a block device)");
+                    return PolledIo.ioPollFile(PolledIo.of(p));
                 }
             } catch (RuntimeException ignored) {
                 // not a path: fall through to the generic name

@@ -45,10 +45,12 @@ import java.util.concurrent.Executor;
  * answered in order, one at a time per connection.
  *
  * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's file actor,
- * so that opening, reading and sending a file never leave the ring's thread. Every file is opened beneath the
- * root by the kernel ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked
- * ({@link RequestPath}). The response goes out as one {@code WriteFile}: the head, then the file, a piece at a
- * time and paced by the peer, never through the Java heap; the file is closed once it is sent.
+ * so that opening, reading and sending a file never leave the ring's thread, and nothing blocks it: what the
+ * handler learns of a file, it learns from the ring. Every file is opened beneath the root by the kernel
+ * ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked ({@link RequestPath}), then
+ * statted through its descriptor ({@link RingProtocol.StatFile}): the file that was opened, not whatever the path
+ * names by then. The response goes out as one {@code WriteFile}: the head, then the file, a piece at a time and
+ * paced by the peer, never through the Java heap; the file is closed once it is sent.
  */
 final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
@@ -101,7 +103,7 @@ final class FileServer {
     private record Listed(byte[] page, Throwable failure) {
     }
 
-    /** What the request in progress waits for. */
+    /** What the request in progress waits for: a file's open then its stat, an index page's, or a listing. */
     private enum Stage { OPENING, OPENING_INDEX, LISTING }
 
     private static final class Connection {
@@ -110,7 +112,6 @@ final class FileServer {
         private final ActorRef<ConnectionCommand> connection;
         private final FileHandle root;
         private final ActorRef<RingProtocol.Command> ring;
-        private final ActorRef<StatusReply<FileHandle>> openReplies;
         private final HttpRequestParser parser;
         private final Duration headTimeout;
         private final Executor blocking;
@@ -137,7 +138,6 @@ final class FileServer {
             this.root = root;
             // The handler runs on the connection's ring (TcpServer spawns it there): file requests go to that ring.
             this.ring = UringFiles.get(ctx.getSystem()).ring(connected.ring());
-            this.openReplies = ctx.getSelf().narrow(); // the ring's answers come straight to this actor
             this.parser = HttpServer.parser(config.getConfig("samples.http"));
             this.headTimeout = config.getDuration("samples.http.head-timeout");
             this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
@@ -223,37 +223,35 @@ final class FileServer {
                 return;
             }
             stage = Stage.OPENING;
-            ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, openReplies));
+            ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, answers()));
         }
 
-        /** The answer to the one open in flight: its only {@code StatusReply}. */
-        @SuppressWarnings("unchecked")
+        /** The ring's answer to the one request in flight: an open, then the stat of the file it opened. */
         private Behavior<Object> ringReply(StatusReply<?> answer) {
-            StatusReply<FileHandle> reply = (StatusReply<FileHandle>) answer;
             if (connectionClosed) { // the answer came after the connection: only release what it holds
-                if (reply.isSuccess()) {
-                    closeFile(reply.getValue());
+                if (answer.isSuccess() && answer.getValue() instanceof FileHandle opened) {
+                    closeFile(opened);
                 }
                 stage = null;
                 return stopWhenIdle();
             }
-            if (reply.isError()) {
-                failed(reply.getError());
+            if (answer.isError()) {
+                failed(answer.getError());
+            } else if (answer.getValue() instanceof FileHandle opened) {
+                file = opened;
+                ring.tell(new RingProtocol.StatFile(file, answers()));
+            } else if (stage == Stage.OPENING) {
+                opened((FileStat) answer.getValue());
             } else {
-                file = reply.getValue();
-                try {
-                    FileStat stat = FileStat.of(file); // at once: the inode of an open file is in memory
-                    if (stage == Stage.OPENING) {
-                        opened(stat);
-                    } else {
-                        indexOpened(stat);
-                    }
-                } catch (UringException e) {
-                    failed(e);
-                }
+                indexOpened((FileStat) answer.getValue());
             }
             serveNext();
             return Behaviors.same();
+        }
+
+        /** Where the ring answers a request: straight to this handler, which takes opens' and stats' answers. */
+        private <T> ActorRef<StatusReply<T>> answers() {
+            return ctx.getSelf().narrow();
         }
 
         private void indexOpened(FileStat stat) {
@@ -269,7 +267,8 @@ final class FileServer {
 
         /** A file request failed: a missing index page means a listing; an open that failed, 404 or 403. */
         private void failed(Throwable error) {
-            if (stage == Stage.OPENING_INDEX && error instanceof UringException u && u.errno() == Errno.ENOENT) {
+            if (stage == Stage.OPENING_INDEX && file == null && error instanceof UringException u
+                    && u.errno() == Errno.ENOENT) {
                 list();
                 return;
             }
@@ -304,7 +303,7 @@ final class FileServer {
                 directory = file;
                 file = null;
                 stage = Stage.OPENING_INDEX;
-                ring.tell(new RingProtocol.OpenBeneath(directory, Path.of("index.html"), READ, openReplies));
+                ring.tell(new RingProtocol.OpenBeneath(directory, Path.of("index.html"), READ, answers()));
             } else if (stat.isRegularFile()) {
                 serveFile(stat);
             } else {

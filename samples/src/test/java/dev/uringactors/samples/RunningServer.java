@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.config.UringSettings;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 
 import java.net.InetAddress;
@@ -40,6 +41,11 @@ final class RunningServer implements AutoCloseable {
     /** The settings the server's rings run with. */
     UringSettings settings() {
         return UringSettings.from(testKit.system().settings().config());
+    }
+
+    /** The server's actor system. */
+    ActorSystem<Void> system() {
+        return testKit.system();
     }
 
     @Override

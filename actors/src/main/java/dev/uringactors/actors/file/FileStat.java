@@ -10,9 +10,10 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
     private static final int S_IFMT = 0170000;
 
     /**
-     * statx(2) of an open file or directory, called directly on the calling thread: the inode of an open file is
-     * in memory, so the call is cheap and does not block, while the ring's STATX would go through a kernel worker
-     * thread ({@link Statx}). Throws a {@code UringException} (EBADF for a closed file).
+     * statx(2) of an open file or directory, called directly on the calling thread: under a microsecond where the
+     * inode is in memory, while the ring's STATX goes through a kernel worker thread ({@link Statx}). A network or
+     * FUSE file system may ask its server first, though: on a ring's thread, ask the ring instead
+     * ({@link RingProtocol.StatFile}). Throws a {@code UringException} (EBADF for a closed file).
      */
     public static FileStat of(FileHandle file) {
         if (file.registered()) {

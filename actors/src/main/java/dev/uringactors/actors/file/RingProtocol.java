@@ -26,7 +26,7 @@ public final class RingProtocol {
 
     /** What a ring's file actor takes. */
     public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadWith, ReadBatch, Write, Fsync, Stat,
-            Close {
+            StatFile, Close {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -81,8 +81,17 @@ public final class RingProtocol {
     public record Fsync(FileHandle file, boolean dataOnly, ActorRef<StatusReply<Done>> replyTo) implements Command {
     }
 
-    /** STATX of a path; for a file already open, {@link FileStat#of(FileHandle)} answers at once. */
+    /** STATX of a path. */
     public record Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
+    }
+
+    /**
+     * STATX of an open file, by its descriptor (AT_EMPTY_PATH): the very file that was opened, whatever its path
+     * is now. The kernel runs it in a worker thread, so the ring's thread never waits on a file system that must
+     * ask a server (NFS, FUSE); {@link FileStat#of(FileHandle)} is the direct call, for threads that may wait. A
+     * registered file has no descriptor: refused with an {@code IllegalArgumentException}.
+     */
+    public record StatFile(FileHandle file, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
     }
 
     /** Closes a file; once its requests have completed, the fd is closed with CLOSE. */

@@ -111,6 +111,11 @@ public final class UringFiles {
         return ask(uring.nextRing(), replyTo -> new RingProtocol.Stat(path, replyTo));
     }
 
+    /** The metadata of the open {@code file} ({@link RingProtocol.StatFile}), from its ring. */
+    public CompletionStage<FileStat> stat(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.StatFile(file, replyTo));
+    }
+
     /** Closes the file once its requests have completed. */
     public CompletionStage<Done> close(FileHandle file) {
         return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));

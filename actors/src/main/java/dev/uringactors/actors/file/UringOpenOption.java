@@ -13,8 +13,8 @@ public enum UringOpenOption implements OpenOption {
     /**
      * Open into the ring's registered file table ({@code uring.files.registered-slots}, direct descriptors,
      * 5.15): requests skip looking up the file; the handle works on the ring that opened it only, and cannot be
-     * given to a connection ({@code WriteFile}) or to {@link FileStat#of}. Where the ring has no table, the file
-     * is opened as usual.
+     * given to a connection ({@code WriteFile}), to {@link FileStat#of} or to {@link RingProtocol.StatFile}. Where
+     * the ring has no table, and for an O_DIRECT file while {@code uring.iopoll} is on, the file is opened as usual.
      */
     REGISTERED;
 

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 
 import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** The CompletionStage facade: its stages complete on the file's ring thread, with no hop to another thread. */
 @ExtendWith(RequiresIoUring.class)
@@ -27,7 +28,7 @@ class UringFilesTest {
 
     @AfterEach
     void stop() {
-        kit.shutdownTestKit();
+        kit.shutdownTestKit(); // harmless when a test has shut it down already
     }
 
     @Test
@@ -43,5 +44,19 @@ class UringFilesTest {
         assertEquals("uring-ring-" + file.ring(), get(copied));
         assertEquals("uring-ring-" + file.ring(), get(lent));
         get(files.close(file));
+    }
+
+    /**
+     * A file still open when the actor system stops is closed with the rings: a close its owner sends while the
+     * system stops may reach a file actor that has stopped first, and no fd may outlive the rings.
+     */
+    @Test
+    void filesStillOpenAtShutdownAreClosedWithTheRings() throws Exception {
+        Path path = Files.writeString(dir.resolve("left-open"), "x");
+        FileHandle file = get(files.open(path, StandardOpenOption.READ));
+        Path fd = Path.of("/proc/self/fd/" + file.fd());
+        assertEquals(path.toRealPath(), fd.toRealPath());
+        kit.shutdownTestKit();
+        assertFalse(Files.exists(fd) && Files.isSameFile(fd, path), "the file's fd is closed");
     }
 }

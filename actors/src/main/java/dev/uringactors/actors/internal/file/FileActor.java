@@ -12,6 +12,7 @@ import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
 import dev.uringactors.actors.file.RingProtocol.Stat;
+import dev.uringactors.actors.file.RingProtocol.StatFile;
 import dev.uringactors.actors.file.RingProtocol.Write;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.actors.internal.issue.RingIssuer;
@@ -23,6 +24,7 @@ import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -50,23 +52,29 @@ final class FileActor {
     private final RingIssuer issuer;
     private final OpenFiles openFiles;
     private final DirectIoRouter directFiles;
+    /** Takes the answers to closes that nobody waits for. */
+    private final ActorRef<StatusReply<Done>> ignored;
     /** The ring's registered file table; the files opened into it are forgotten when it goes with its ring. */
     private final RegisteredFileTable fileTable;
 
-    private FileActor(RingLoop loop, OpenFiles openFiles) {
+    private FileActor(RingLoop loop, OpenFiles openFiles, DeviceQueues devices, ActorRef<StatusReply<Done>> ignored) {
         this.loop = loop;
         this.issuer = loop.issuer();
         this.openFiles = openFiles;
         UringSettings settings = loop.settings();
-        this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback());
+        this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback(), devices);
+        this.ignored = ignored;
         this.fileTable = new RegisteredFileTable(settings.registeredFileSlots(),
                 () -> openFiles.forgetRegistered(loop.index()));
     }
 
-    /** Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files. */
-    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles) {
+    /**
+     * Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files, {@code devices}
+     * what every ring knows of the block devices' poll queues.
+     */
+    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles, DeviceQueues devices) {
         return Behaviors.setup(ctx -> {
-            FileActor actor = new FileActor(loop, openFiles);
+            FileActor actor = new FileActor(loop, openFiles, devices, ctx.getSystem().ignoreRef());
             actor.issuer.attach(actor.fileTable);
             return actor.behavior();
         });
@@ -83,6 +91,7 @@ final class FileActor {
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), m.replyTo())))
+                .onMessage(StatFile.class, this::statFile)
                 .onMessage(Close.class, this::close)
                 .build();
     }
@@ -99,21 +108,21 @@ final class FileActor {
             return reject(replyTo, new ClosedChannelException());
         }
         int flags;
-        boolean direct = options.contains(UringOpenOption.DIRECT);
-        boolean polled;
         try {
             flags = UringOpenOption.toFlags(options);
-            polled = direct && directFiles.polled(directory == null ? path : directory.path().resolve(path))
-                    && issuer.hasPolledRing();
-        } catch (RuntimeException e) { // bad options, or a device without poll queues and iopoll-fallback = fail
+        } catch (RuntimeException e) { // bad options
             return reject(replyTo, e);
         }
-        // A polled file goes through the IOPOLL ring, which has no table: it is opened as usual.
-        boolean registered = options.contains(UringOpenOption.REGISTERED) && fileTable.available() && !polled;
+        boolean direct = options.contains(UringOpenOption.DIRECT);
+        // An O_DIRECT file's ring is decided by its device once it is open (DirectOpen), so it is not opened into
+        // the table: the IOPOLL ring has none.
+        DirectOpen routing = direct && directFiles.routes()
+                ? new DirectOpen(directFiles, loop, openFiles, ignored, replyTo) : null;
+        boolean registered = options.contains(UringOpenOption.REGISTERED) && fileTable.available() && routing == null;
         return issue(directory == null
-                ? new FileOps.Open(path, flags, direct, polled, registered, loop.index(), openFiles, replyTo)
-                : FileOps.Open.beneath(directory, path, flags, direct, polled, registered, loop.index(),
-                        openFiles, replyTo));
+                ? new FileOps.Open(path, flags, direct, registered, loop.index(), openFiles, replyTo, routing)
+                : FileOps.Open.beneath(directory, path, flags, direct, registered, loop.index(), openFiles,
+                        replyTo, routing));
     }
 
     /**
@@ -132,6 +141,17 @@ final class FileActor {
         int flags = file.registered() ? SqeFlags.FIXED_FILE : 0;
         return issue(new FileOps.DoneOp(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
                 m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0).flags(flags), m.replyTo()));
+    }
+
+    private Behavior<Command> statFile(StatFile m) {
+        if (!isOpen(m.file())) {
+            return reject(m.replyTo(), new ClosedChannelException());
+        }
+        if (m.file().registered()) {
+            return reject(m.replyTo(), new IllegalArgumentException(m.file().path()
+                    + " is a registered file: STATX takes a descriptor, not a slot of the ring's table"));
+        }
+        return issue(new FileOps.Stat(m.file(), m.replyTo()));
     }
 
     private Behavior<Command> close(Close m) {

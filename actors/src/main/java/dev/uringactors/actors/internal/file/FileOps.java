@@ -10,6 +10,7 @@ import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.OpenHow;
+import dev.uringactors.ring.PolledIo.DeviceNumber;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
@@ -167,7 +168,8 @@ public final class FileOps {
 
     /**
      * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
-     * after the path holds the flags and RESOLVE_BENEATH).
+     * after the path holds the flags and RESOLVE_BENEATH). With a {@link DirectOpen}, a successful open is not
+     * answered here: it goes on to find the file's ring.
      */
     static final class Open extends PathOp<FileHandle> {
         private static final int MODE = 0644;
@@ -176,13 +178,14 @@ public final class FileOps {
         private final boolean beneath;
         private final int ring;
         private final boolean direct;
-        private final boolean polled;
         private final boolean registered;
         private final OpenFiles files;
+        /** Where a successful open goes on to, or null: it is answered at once. */
+        private final DirectOpen routing;
 
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean polled, boolean registered, int ring, OpenFiles files,
-                     ActorRef<StatusReply<FileHandle>> replyTo) {
+                     boolean registered, int ring, OpenFiles files,
+                     ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
             super(path, kernelPath, beneath ? OpenHow.SIZE : 0, replyTo);
             this.files = files;
             this.registered = registered;
@@ -191,8 +194,8 @@ public final class FileOps {
             this.flags = registered ? flags & ~OpFlags.O_CLOEXEC : flags;
             this.beneath = beneath;
             this.direct = direct;
-            this.polled = polled;
             this.ring = ring;
+            this.routing = routing;
         }
 
         @Override
@@ -204,18 +207,18 @@ public final class FileOps {
         }
 
         /** Opens {@code path}; {@code registered}: into the ring's registered file table. */
-        Open(Path path, int flags, boolean direct, boolean polled, boolean registered, int ring, OpenFiles files,
-             ActorRef<StatusReply<FileHandle>> replyTo) {
-            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, polled, registered, ring, files,
-                    replyTo);
+        Open(Path path, int flags, boolean direct, boolean registered, int ring, OpenFiles files,
+             ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
+            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, registered, ring, files, replyTo,
+                    routing);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
-        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean polled,
-                            boolean registered, int ring, OpenFiles files,
-                            ActorRef<StatusReply<FileHandle>> replyTo) {
+        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean registered,
+                            int ring, OpenFiles files, ActorRef<StatusReply<FileHandle>> replyTo,
+                            DirectOpen routing) {
             return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, polled, registered, ring, files, replyTo);
+                    direct, registered, ring, files, replyTo, routing);
         }
 
         @Override
@@ -237,7 +240,16 @@ public final class FileOps {
 
         @Override
         protected FileHandle result(int fd) {
-            return files.opened(fd, path, direct, polled, ring, registered);
+            return files.opened(fd, path, direct, ring, registered);
+        }
+
+        @Override
+        protected void answer(StatusReply<FileHandle> reply) {
+            if (routing != null && reply.isSuccess()) {
+                routing.opened(reply.getValue());
+            } else {
+                super.answer(reply);
+            }
         }
 
         @Override
@@ -437,10 +449,26 @@ public final class FileOps {
         }
     }
 
-    /** STATX of a path; its answer is written after the path. */
-    static final class Stat extends PathOp<FileStat> {
-        Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
+    /**
+     * STATX of a path, or of an open file (its fd, the empty path and AT_EMPTY_PATH: whatever its path is now); the
+     * kernel writes its answer after the path. It always runs in a kernel worker thread, never on the ring's.
+     */
+    abstract static class StatxOp<T> extends PathOp<T> {
+        private final int dirfd;
+        private final int flags;
+
+        /** Of the file at {@code path}. */
+        StatxOp(Path path, ActorRef<StatusReply<T>> replyTo) {
             super(path, path.toString(), Statx.SIZE, replyTo);
+            this.dirfd = OpFlags.AT_FDCWD;
+            this.flags = 0;
+        }
+
+        /** Of the open {@code file}, which must not be registered: STATX takes no FIXED_FILE. */
+        StatxOp(FileHandle file, ActorRef<StatusReply<T>> replyTo) {
+            super(file.path(), "", Statx.SIZE, replyTo);
+            this.dirfd = file.fd();
+            this.flags = OpFlags.AT_EMPTY_PATH;
         }
 
         @Override
@@ -450,12 +478,49 @@ public final class FileOps {
 
         @Override
         protected void prepare(Sqe sqe) {
-            sqe.prepStatx(OpFlags.AT_FDCWD, pathAddress(), 0, OpFlags.STATX_BASIC_STATS, extraAddress());
+            sqe.prepStatx(dirfd, pathAddress(), flags, OpFlags.STATX_BASIC_STATS, extraAddress());
+        }
+
+        /** The {@code struct statx} the kernel wrote. */
+        ByteBuffer statx() {
+            return buffer.asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        }
+    }
+
+    /** STATX answered with a {@link FileStat}. */
+    static final class Stat extends StatxOp<FileStat> {
+        Stat(Path path, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(path, replyTo);
+        }
+
+        Stat(FileHandle file, ActorRef<StatusReply<FileStat>> replyTo) {
+            super(file, replyTo);
         }
 
         @Override
         protected FileStat result(int res) {
-            return FileStat.from(buffer.asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN));
+            return FileStat.from(statx());
+        }
+    }
+
+    /** STATX of a file a {@link DirectOpen} opened: its device ({@code stx_dev_major} @136, minor @140) goes on. */
+    static final class FileDevice extends StatxOp<DeviceNumber> {
+        private final DirectOpen open;
+
+        FileDevice(FileHandle file, DirectOpen open) {
+            super(file, null);
+            this.open = open;
+        }
+
+        @Override
+        protected DeviceNumber result(int res) {
+            ByteBuffer statx = statx();
+            return new DeviceNumber(statx.getInt(136), statx.getInt(140));
+        }
+
+        @Override
+        protected void answer(StatusReply<DeviceNumber> reply) {
+            open.deviceRead(reply);
         }
     }
 }

@@ -2,8 +2,10 @@ package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.ring.PolledIo;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 
@@ -12,7 +14,8 @@ import java.util.List;
 
 /**
  * The file side of a system's rings, behind {@code UringFiles}: one file actor per ring, on that ring's thread,
- * and the one table of the files they opened, which TCP consults too before it sends one.
+ * the one table of the files they opened, which TCP consults too before it sends one, and what they learnt of
+ * the block devices' poll queues, on Pekko's dispatcher for blocking calls.
  */
 public final class FileRings implements Extension {
     private final OpenFiles openFiles = new OpenFiles();
@@ -20,10 +23,13 @@ public final class FileRings implements Extension {
 
     private FileRings(ActorSystem<?> system) {
         Rings rings = Rings.get(system);
+        DeviceQueues devices = new DeviceQueues(PolledIo::of,
+                system.dispatchers().lookup(DispatcherSelector.blocking()));
         for (int i = 0; i < rings.count(); i++) {
-            actors.add(system.systemActorOf(FileActor.create(rings.loop(i), openFiles), "uring-ring-" + i,
+            actors.add(system.systemActorOf(FileActor.create(rings.loop(i), openFiles, devices), "uring-ring-" + i,
                     rings.dispatcher(i)));
         }
+        rings.whenClosed().thenRun(openFiles::closeAll);
     }
 
     /** The file side of {@code system}'s rings, started on first use. */

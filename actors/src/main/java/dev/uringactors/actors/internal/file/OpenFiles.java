@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.ring.Sockets;
 
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,11 +21,19 @@ public final class OpenFiles {
     private final AtomicLong lastId = new AtomicLong();
 
     /** Records a file an open returned ({@code fd} is its slot when registered); the handle carries the open's id. */
-    FileHandle opened(int fd, Path path, boolean direct, boolean polled, int ring, boolean registered) {
+    FileHandle opened(int fd, Path path, boolean direct, int ring, boolean registered) {
         long id = lastId.incrementAndGet();
-        FileHandle file = new FileHandle(fd, path, direct, polled, ring, id, registered);
+        FileHandle file = new FileHandle(fd, path, direct, false, ring, id, registered);
         open.put(key(file), id);
         return file;
+    }
+
+    /**
+     * The handle of {@code file}, not handed out yet, for reads and writes through the IOPOLL ring: the same open
+     * file (fd and id) as far as this table is concerned.
+     */
+    FileHandle polled(FileHandle file) {
+        return new FileHandle(file.fd(), file.path(), file.direct(), true, file.ring(), file.id(), false);
     }
 
     /** Whether {@code file} is still the open file behind its fd or slot. */
@@ -39,6 +48,19 @@ public final class OpenFiles {
      */
     public boolean closing(FileHandle file) {
         return open.remove(key(file), file.id());
+    }
+
+    /**
+     * The rings have closed at shutdown: every file still open is closed, so that no fd outlives them (a close
+     * its owner sends while the actor system stops may reach a file actor that has stopped first). A later close
+     * of its handle closes nothing.
+     */
+    void closeAll() {
+        open.forEach((key, id) -> {
+            if (key >= 0 && open.remove(key, id)) { // registered files went with their rings' tables
+                Sockets.close((int) (long) key);
+            }
+        });
     }
 
     /** Ring {@code ring}'s registered table is gone (the ring closed): its registered files are closed with it. */

@@ -83,6 +83,8 @@ public final class RingLoop implements Executor {
     private volatile boolean ending;
     /** The thread has taken its last task: later tasks are refused. */
     private volatile boolean ended;
+    private final BooleanSupplier stopAsked = () -> stopping;
+    private final BooleanSupplier endAsked = () -> ending;
     private RingIssuer issuer;
     private WaitStrategy waitStrategy;
     private long turns;
@@ -188,8 +190,8 @@ public final class RingLoop implements Executor {
     private void turn() {
         turns++;
         int ran = runTasks(settings.tasksPerTurn());
-        if (!issuer.isOpen()) {
-            parkIfIdle(ran);
+        if (!issuer.isOpen()) { // failed for good: park, but not past stop(), which must close the ring
+            parkIfIdle(ran, stopAsked);
             return;
         }
         issuer.fillFromBacklog();
@@ -208,17 +210,18 @@ public final class RingLoop implements Executor {
     /** After the ring closed at shutdown: the actors still on the loop run until the system has terminated. */
     private void runWithoutRing() {
         turns++;
-        parkIfIdle(runTasks(settings.tasksPerTurn()));
+        parkIfIdle(runTasks(settings.tasksPerTurn()), endAsked);
     }
 
     /**
      * The ring is closed (shut down, or it failed more often than uring.supervision allows): there is nothing to
-     * submit or reap, only tasks to run, which answer with refusals. Park until one arrives instead of turning.
+     * submit or reap, only tasks to run, which answer with refusals. Park until one arrives, or until {@code wake}
+     * says the loop has something else to do, instead of turning.
      */
-    private void parkIfIdle(int ran) {
+    private void parkIfIdle(int ran, BooleanSupplier wake) {
         if (ran == 0 && local.isEmpty()) {
             PARKED.setVolatile(this, true);
-            if (inbox.isEmpty() && !stopping && !ending) {
+            if (inbox.isEmpty() && !wake.getAsBoolean()) {
                 LockSupport.park(this);
             }
             PARKED.setVolatile(this, false);
@@ -362,6 +365,11 @@ public final class RingLoop implements Executor {
             stopping = true;
             wakeUp();
         }
+        return stopped;
+    }
+
+    /** Completes once the ring has been closed at shutdown ({@link #stop()}); it closes nothing. */
+    CompletableFuture<Void> whenClosed() {
         return stopped;
     }
 

@@ -169,6 +169,11 @@ public final class Rings implements Extension {
         return shutdown;
     }
 
+    /** Completes once every ring has been closed at shutdown (by {@link #shutdown()}); it closes none. */
+    public CompletableFuture<Void> whenClosed() {
+        return CompletableFuture.allOf(loops.stream().map(RingLoop::whenClosed).toArray(CompletableFuture[]::new));
+    }
+
     /** The extension's id, for Pekko's registry. */
     public static final class Id extends ExtensionId<Rings> {
         private static final Id INSTANCE = new Id();

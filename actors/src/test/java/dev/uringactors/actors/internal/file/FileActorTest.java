@@ -103,6 +103,19 @@ class FileActorTest {
     }
 
     @Test
+    void anOpenFileIsStattedThroughItsDescriptorWhateverItsPathIsNow() throws Exception {
+        Path file = Files.writeString(dir.resolve("before"), "twelve bytes");
+        UringFiles files = UringFiles.get(testKit.system());
+        FileHandle handle = TestRings.get(files.open(file));
+        Files.move(file, dir.resolve("after"));
+        FileStat stat = TestRings.get(files.stat(handle));
+        assertEquals(12, stat.size());
+        assertTrue(stat.isRegularFile());
+        TestRings.get(files.close(handle));
+        TestRings.assertFailsWith(java.nio.channels.ClosedChannelException.class, files.stat(handle));
+    }
+
+    @Test
     void missingFileIsATypedFailureThatNamesThePath() {
         TestProbe<StatusReply<FileHandle>> opened = testKit.createTestProbe();
         Path missing = dir.resolve("missing");

@@ -57,6 +57,7 @@ class RegisteredFilesTest {
         assertEquals("registered file", get(files.read(file, 0, 100)).utf8String());
         assertEquals(4, get(files.write(file, 0, ByteString.fromString("REGI"))));
         get(files.fsync(file));
+        assertFailsWith(IllegalArgumentException.class, files.stat(file)); // STATX takes no slot
         get(files.close(file));
         assertEquals("REGIstered file", Files.readString(path));
         assertFailsWith(ClosedChannelException.class, files.read(file, 0, 10));

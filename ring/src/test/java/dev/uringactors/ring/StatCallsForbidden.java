@@ -1,0 +1,140 @@
+package dev.uringactors.ring;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Forbids the calling thread, for the rest of its life, the system calls that look up a file's metadata: the
+ * stat family (stat, fstat, lstat, newfstatat, statx) and the access family (access, faccessat, faccessat2). A
+ * seccomp filter fails them with EPERM. Installed on a ring's thread, it proves that nothing that thread runs
+ * stats a file: Java's {@code Files} checks and a direct statx(2) fail there, while io_uring's STATX still works
+ * (a kernel worker runs it, and no system call of the thread's is involved). Other threads are not affected, but
+ * a thread that a filtered thread starts inherits the filter: start the threads of a pool that it hands work to
+ * first ({@link #startThreads}), or that pool's stats fail too.
+ *
+ * <p>A class loaded afterwards from a directory of the class path would be looked up with stat on that thread,
+ * and not be found, and the JVM remembers such a failure for good: so the project's classes in directories (this
+ * build's {@code target/classes} and {@code target/test-classes}) are all loaded first. Classes in jars are found
+ * without a stat once their jar is open, as the jars of everything the thread ran before are.
+ */
+public final class StatCallsForbidden {
+    private static final long SYS_PRCTL = 157;
+    private static final long PR_SET_SECCOMP = 22;
+    private static final long PR_SET_NO_NEW_PRIVS = 38;
+    private static final long SECCOMP_MODE_FILTER = 2;
+    private static final int AUDIT_ARCH_X86_64 = 0xc000003e;
+    private static final int SECCOMP_RET_ALLOW = 0x7fff0000;
+    private static final int SECCOMP_RET_ERRNO = 0x00050000;
+    /** x86_64 numbers: stat, fstat, lstat, access, newfstatat, faccessat, statx, faccessat2. */
+    private static final int[] FORBIDDEN = {4, 5, 6, 21, 262, 269, 332, 439};
+    private static final short LD_W_ABS = 0x20;
+    private static final short JEQ_K = 0x15;
+    private static final short RET_K = 0x06;
+
+    private StatCallsForbidden() {
+    }
+
+    /** Installs the filter on the calling thread; the test is skipped where seccomp filters cannot be had. */
+    public static void onThisThread() {
+        assumeTrue(System.getProperty("os.arch").equals("amd64"), "the filter names x86_64 system calls");
+        loadClassesOfDirectories();
+        try (NativeBuffer filter = program(); NativeBuffer fprog = NativeBuffer.allocate(16)) {
+            fprog.putLong(0, filter.size() / 8); // unsigned short len, then the pointer at 8
+            fprog.putLong(8, filter.address());
+            // prctl checks that the arguments it does not take are 0: pass all five.
+            assumeTrue(LibC.syscall(SYS_PRCTL, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) == 0,
+                    "no_new_privs refused: " + Errno.name(LibC.negErrno()));
+            assumeTrue(LibC.syscall(SYS_PRCTL, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog.address(), 0, 0, 0) == 0,
+                    "seccomp filter refused: " + Errno.name(LibC.negErrno()));
+        }
+        try (NativeBuffer root = NativeBuffer.ofString("/")) {
+            int res = LibC.statx(OpFlags.AT_FDCWD, root.address(), 0, OpFlags.STATX_BASIC_STATS, new byte[256]);
+            if (res != -1 || LibC.negErrno() != -Errno.EPERM) {
+                throw new AssertionError("statx still works on this thread: " + res);
+            }
+        }
+    }
+
+    /**
+     * Makes {@code executor} start {@code count} threads now, from the calling thread: {@code count} tasks that
+     * all wait until all run. For a pool of that many threads, which then starts no more.
+     */
+    public static void startThreads(Executor executor, int count) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(count);
+        for (int i = 0; i < count; i++) {
+            executor.execute(() -> {
+                running.countDown();
+                try {
+                    running.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        if (!running.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("the executor did not run " + count + " tasks at once");
+        }
+    }
+
+    /** Loads (without initialising) every class under {@code dev/} in the class path's directories. */
+    private static void loadClassesOfDirectories() {
+        ClassLoader loader = StatCallsForbidden.class.getClassLoader();
+        try {
+            for (URL url : Collections.list(loader.getResources("dev"))) {
+                if (url.getProtocol().equals("file")) {
+                    Path root = Path.of(url.toURI()).getParent();
+                    try (Stream<Path> files = Files.walk(root.resolve("dev"))) {
+                        files.map(root::relativize).map(Path::toString).filter(name -> name.endsWith(".class"))
+                                .map(name -> name.substring(0, name.length() - 6).replace('/', '.'))
+                                .forEach(name -> load(loader, name));
+                    }
+                }
+            }
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException("cannot list the class path's directories", e);
+        }
+    }
+
+    private static void load(ClassLoader loader, String name) {
+        try {
+            Class.forName(name, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            // a class that cannot load at all cannot be needed by the thread either
+        }
+    }
+
+    /** Allow another architecture's calls; on x86_64 fail the forbidden ones with EPERM and allow the rest. */
+    private static NativeBuffer program() {
+        int count = 5 + FORBIDDEN.length;
+        int allow = count - 2;
+        NativeBuffer buffer = NativeBuffer.allocate(8L * count);
+        ByteBuffer code = buffer.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        put(code, LD_W_ABS, 0, 0, 4); // seccomp_data.arch
+        put(code, JEQ_K, 0, allow - 2, AUDIT_ARCH_X86_64);
+        put(code, LD_W_ABS, 0, 0, 0); // seccomp_data.nr
+        for (int nr : FORBIDDEN) {
+            int at = code.position() / 8;
+            put(code, JEQ_K, count - 1 - (at + 1), 0, nr);
+        }
+        put(code, RET_K, 0, 0, SECCOMP_RET_ALLOW);
+        put(code, RET_K, 0, 0, SECCOMP_RET_ERRNO | Errno.EPERM);
+        return buffer;
+    }
+
+    /** One {@code struct sock_filter}: code, jump if true, jump if false (relative to the next), constant. */
+    private static void put(ByteBuffer code, short op, int jumpTrue, int jumpFalse, int k) {
+        code.putShort(op).put((byte) jumpTrue).put((byte) jumpFalse).putInt(k);
+    }
+}
