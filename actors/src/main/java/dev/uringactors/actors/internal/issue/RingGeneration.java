@@ -32,7 +32,8 @@ public final class RingGeneration {
     private final Ring polledRing;
     /** The registered buffers, or null. */
     private final FixedBuffers fixed;
-    private final NativeBuffer wakeBuffer = NativeBuffer.allocate(8);
+    /** Where the eventfd read writes: taken last, once nothing else of the generation can fail. */
+    private final NativeBuffer wakeBuffer;
     private final List<RingResource> resources;
     /** The eventfd read is in the SQ or in flight. */
     private boolean wakeArmed;
@@ -45,6 +46,7 @@ public final class RingGeneration {
         this.resources = resources;
         this.fixed = registerFixed();
         resources.forEach(r -> r.attach(this));
+        this.wakeBuffer = NativeBuffer.allocate(8);
         armWake();
     }
 
