@@ -33,6 +33,8 @@ public final class Main {
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
+            Every measuring command also takes --data DIR: it appends its figures to
+            DIR/<workload>_<machine>_<date>.csv, which plot draws.
             """;
 
     private Main() {
