@@ -58,7 +58,7 @@ final class ParameterChart {
         return chart;
     }
 
-    static double median(List<Double> values) {
+    private static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
