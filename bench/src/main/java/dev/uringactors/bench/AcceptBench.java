@@ -2,6 +2,7 @@ package dev.uringactors.bench;
 
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.UringTcp;
+import dev.uringactors.bench.figures.FigureRecorder;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
 import dev.uringactors.ring.Errno;
@@ -59,6 +60,14 @@ final class AcceptBench {
         }
         System.out.printf(Locale.ROOT, "accept count=%d: ring-multishot %.2f us/accept, stack-multishot %.2f "
                 + "us/accept, stack-single %.2f us/accept%n", count, ring, ours, oursSingle);
+        FigureRecorder figures = args.figures("accept");
+        if (cMultishot > 0) {
+            figures.record("C multishot", "batch", batch, "us/accept", cMultishot);
+            figures.record("C single", "batch", batch, "us/accept", cSingle);
+        }
+        figures.record("ring multishot", "batch", batch, "us/accept", ring);
+        figures.record("stack multishot", "batch", batch, "us/accept", ours);
+        figures.record("stack single", "batch", batch, "us/accept", oursSingle);
     }
 
     private static double measure(String mode, int count, int batch) throws Exception {

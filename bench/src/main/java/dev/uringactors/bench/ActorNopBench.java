@@ -17,8 +17,9 @@ final class ActorNopBench {
     static void main(Args args) throws Exception {
         int seconds = args.intValue("seconds", 5);
         int depth = args.intValue("depth", 32);
+        String wait = args.string("wait", "interrupt");
         Tally tally = new Tally();
-        try (BenchSystem bench = new BenchSystem("wait-strategy = " + args.string("wait", "interrupt"))) {
+        try (BenchSystem bench = new BenchSystem("wait-strategy = " + wait)) {
             bench.spawnOnRing(LoadActor.<Done>create(bench.files.ring(0), RingProtocol.Nop::new, depth, tally),
                     "nop-load");
             RingLoopStats before = bench.stats();
@@ -30,6 +31,8 @@ final class ActorNopBench {
             System.out.printf(Locale.ROOT, "actor-nop depth=%d: %.1f SQEs per io_uring_enter, %d eventfd wakes%n",
                     depth, ops / (double) Math.max(1, enters), after.wakeSignals() - before.wakeSignals());
             System.out.printf(Locale.ROOT, "actor-nop: %.0f ops/s%n", rate);
+            args.figures("actor-nop").record(wait.equals("interrupt") ? "uring-actors" : "uring-actors (" + wait + ")",
+                    "depth", depth, "NOPs/s", rate);
         }
     }
 }

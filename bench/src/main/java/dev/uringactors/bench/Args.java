@@ -1,5 +1,7 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -27,6 +29,11 @@ final class Args {
 
     String string(String name, String fallback) {
         return values.getOrDefault(name, fallback);
+    }
+
+    /** Where the command records {@code workload}'s figures: {@code --data DIR}, or nowhere. */
+    FigureRecorder figures(String workload) {
+        return FigureRecorder.to(values.get("data"), workload);
     }
 
     boolean bool(String name, boolean fallback) {

@@ -3,6 +3,7 @@ package dev.uringactors.bench;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.bench.figures.FigureRecorder;
 
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -32,10 +33,12 @@ final class DbLikeBench {
         int seconds = args.intValue("seconds", 6);
         long blocks = FileReadBench.ensureFile(file, (long) args.intValue("size-mib", 1024) << 20) / BLOCK;
         List<String> summary = new ArrayList<>();
+        FigureRecorder figures = args.figures("db-like-" + FileReadBench.device(file));
         for (String mode : WaitModesBench.MODES) {
             double opsPerSecond = run(file, mode, workers, seconds, blocks);
             System.out.printf(Locale.ROOT, "db-like %s workers=%d: %.0f ops/s%n", mode, workers, opsPerSecond);
             summary.add(String.format(Locale.ROOT, "%s %.0f ops/s", mode, opsPerSecond));
+            figures.record(mode, "workers", workers, "ops/s", opsPerSecond);
         }
         System.out.printf(Locale.ROOT, "db-like workers=%d: %s%n", workers, String.join(", ", summary));
     }

@@ -1,5 +1,7 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
+
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -61,6 +63,7 @@ final class EchoPeersBench {
             throw new IllegalArgumentException("--peers must include netty-io_uring, the baseline of the ratios");
         }
         Map<String, Result> results = new LinkedHashMap<>();
+        FigureRecorder figures = args.figures("echo-peers");
         for (EchoPeer peer : peers) {
             int port = peer.start();
             try {
@@ -69,6 +72,8 @@ final class EchoPeersBench {
                 results.put(peer.name(), r);
                 System.out.printf(Locale.ROOT, "echo %s conns=%d: %.0f rt/s, %.2f server-cpu-us/rt%n", r.name(), conns,
                         r.roundTripsPerSecond(), r.cpuMicrosPerRoundTrip());
+                figures.record(r.name(), "connections", conns, "round trips/s", r.roundTripsPerSecond());
+                figures.record(r.name(), "connections", conns, "server CPU us/round trip", r.cpuMicrosPerRoundTrip());
             } finally {
                 peer.stop();
             }

@@ -5,6 +5,7 @@ import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.bench.figures.FigureRecorder;
 import org.apache.pekko.util.ByteString;
 
 import java.io.IOException;
@@ -48,18 +49,21 @@ final class FileReadBench {
         int seconds = args.intValue("seconds", 10);
         long size = ensureFile(file, (long) args.intValue("size-mib", 1024) << 20);
         long blocks = size / BLOCK;
+        FigureRecorder figures = args.figures("file-read-" + (direct ? "direct" : "buffered") + "-" + device(file));
         String fio = args.string("fio", null);
         if (fio != null) {
             boolean best = args.bool("fio-best", false);
             Throughput f = Fio.randRead(fio, file, direct, qd, seconds, best ? Fio.BEST : List.of());
             System.out.printf(Locale.ROOT, "fio direct=%b qd=%d: %.0f IOPS %.2f us/io (io_uring engine%s)%n", direct,
                     qd, f.perSecond(), f.cpuMicrosPerOp(), best ? ", " + String.join(" ", Fio.BEST) : "");
+            record(figures, best ? "fio best" : "fio", qd, f);
         }
         String rings = args.string("rings", "auto");
         int batch = args.intValue("batch", 1);
         boolean registered = args.bool("registered", false);
         boolean lend = args.bool("lend", false);
         boolean viaFiles = args.string("via", "actor").equals("files");
+        String ours = oursName(rings, batch, registered, lend, viaFiles);
         if (lend && batch > 1) {
             throw new IllegalArgumentException("--lend true reads one position to a message: drop --batch");
         }
@@ -86,6 +90,35 @@ final class FileReadBench {
                         + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io%n",
                 direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
                 async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp());
+        record(figures, ours, qd, u);
+        record(figures, "async-channel", qd, async);
+        record(figures, "filechannel-pool", qd, pool);
+    }
+
+    private static void record(FigureRecorder figures, String series, int qd, Throughput t) {
+        figures.record(series, "queue depth", qd, "IOPS", t.perSecond());
+        figures.record(series, "queue depth", qd, "CPU us/read", t.cpuMicrosPerOp());
+    }
+
+    /** Our figures' name: what differs from the default path, e.g. "uring-actors (lent, 1 ring)". */
+    private static String oursName(String rings, int batch, boolean registered, boolean lend, boolean viaFiles) {
+        List<String> variant = new ArrayList<>();
+        if (lend) {
+            variant.add("lent");
+        }
+        if (batch > 1) {
+            variant.add("batch " + batch);
+        }
+        if (registered) {
+            variant.add("registered");
+        }
+        if (viaFiles) {
+            variant.add("UringFiles");
+        }
+        if (!rings.equals("auto")) {
+            variant.add(rings + (rings.equals("1") ? " ring" : " rings"));
+        }
+        return variant.isEmpty() ? "uring-actors" : "uring-actors (" + String.join(", ", variant) + ")";
     }
 
     /** The actors' figure, and how many rings carried it. */
@@ -106,6 +139,12 @@ final class FileReadBench {
             }
         }
         return size;
+    }
+
+    /** The device {@code file} lives on ("zram0", "vda"): what its reads measure, and part of their workload's name. */
+    static String device(Path file) throws IOException {
+        String name = Files.getFileStore(file).name();
+        return name.substring(name.lastIndexOf('/') + 1);
     }
 
     private static long randomOffset(long blocks) {

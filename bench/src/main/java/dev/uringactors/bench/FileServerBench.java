@@ -1,5 +1,7 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,9 +72,20 @@ final class FileServerBench {
             System.out.printf(Locale.ROOT, "file-server c64: 4k uring %.0f req/s nginx %.0f req/s, "
                             + "1m uring %.0f MB/s nginx %.0f MB/s%n", HttpLoad.median(figures[0]),
                     HttpLoad.median(figures[1]), HttpLoad.median(figures[2]), HttpLoad.median(figures[3]));
+            FigureRecorder recorder = args.figures("file-server");
+            record(recorder, "uring-actors", SMALL, HttpLoad.median(figures[0]) * SMALL / 1e6);
+            record(recorder, "nginx", SMALL, HttpLoad.median(figures[1]) * SMALL / 1e6);
+            record(recorder, "uring-actors", LARGE, HttpLoad.median(figures[2]));
+            record(recorder, "nginx", LARGE, HttpLoad.median(figures[3]));
         } finally {
             HttpLoad.stopAll(started); // SIGTERM: nginx's master takes its worker with it
         }
+    }
+
+    /** A median of the rounds, in MB/s for the chart by file size and in requests/s as the tables give it. */
+    private static void record(FigureRecorder recorder, String series, int size, double megabytesPerSecond) {
+        recorder.record(series, "file size (KiB)", size / 1024, "MB/s", megabytesPerSecond);
+        recorder.record(series, "file size (KiB)", size / 1024, "requests/s", megabytesPerSecond * 1e6 / size);
     }
 
     private static String name(int size) {

@@ -1,5 +1,9 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.Plot;
+
+import java.nio.file.Path;
+
 /** {@code java -jar uring-bench.jar <command> [--option value]...}: the side-by-side benchmarks. */
 public final class Main {
     private static final String USAGE = """
@@ -27,6 +31,10 @@ public final class Main {
                   ring thread (CPU 1) and of the SQ thread (CPU 0)
               pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
+              plot [--data docs/figures/data] [--out docs/figures]
+                  every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
+            Every measuring command also takes --data DIR: it appends its figures to
+            DIR/<workload>_<machine>_<date>.csv, which plot draws.
             """;
 
     private Main() {
@@ -50,6 +58,8 @@ public final class Main {
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
+                case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
+                        Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
             }
         } catch (IllegalArgumentException e) {

@@ -1,5 +1,6 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
@@ -28,8 +29,11 @@ final class NopBench {
         }
         double c = cNop == null ? 0 : CNop.run(cNop, ENTRIES, batch, seconds);
         double java = new NopBench().measure(batch, seconds);
+        FigureRecorder figures = args.figures("nop");
+        figures.record("uring-actors", "batch", batch, "NOPs/s", java);
         if (c > 0) {
             System.out.printf(Locale.ROOT, "c-nop batch=%d: %.0f ops/s (liburing, same run)%n", batch, c);
+            figures.record("liburing (C)", "batch", batch, "NOPs/s", c);
             System.out.printf(Locale.ROOT, "ratio java/c batch=%d: %.2f%n", batch, java / c);
         }
         System.out.printf(Locale.ROOT, "nop batch=%d: %.0f ops/s%n", batch, java);

@@ -1,5 +1,7 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +48,9 @@ final class PekkoHttpBench {
             double pekko = HttpLoad.median(figures[1]);
             System.out.printf(Locale.ROOT, "pekko-http GET / c64: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n",
                     uring, pekko, uring / pekko);
+            FigureRecorder recorder = args.figures("pekko-http");
+            recorder.record("uring-actors", "connections", 64, "requests/s", uring);
+            recorder.record("pekko-tcp", "connections", 64, "requests/s", pekko);
         } finally {
             HttpLoad.stopAll(started);
         }

@@ -1,5 +1,7 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.bench.figures.FigureRecorder;
+
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -18,6 +20,13 @@ final class SqPollBench {
 
     /** One mode's figures; {@code sqMicrosPerIo} is 0 without an SQ thread. */
     private record Run(double iops, double ringMicrosPerIo, double sqMicrosPerIo) {
+        void record(FigureRecorder figures, String series, int qd) {
+            figures.record(series, "queue depth", qd, "IOPS", iops);
+            figures.record(series, "queue depth", qd, "ring thread CPU us/read", ringMicrosPerIo);
+            if (sqMicrosPerIo > 0) {
+                figures.record(series, "queue depth", qd, "SQ thread CPU us/read", sqMicrosPerIo);
+            }
+        }
     }
 
     static void main(Args args) throws Exception {
@@ -37,6 +46,9 @@ final class SqPollBench {
         System.out.printf(Locale.ROOT, "sqpoll file-read qd=%d: off %.0f IOPS %.2f us/io ring-thread, on %.0f IOPS "
                         + "%.2f us/io ring-thread %.2f us/io sq-thread%n", qd, off.iops(), off.ringMicrosPerIo(),
                 on.iops(), on.ringMicrosPerIo(), on.sqMicrosPerIo());
+        FigureRecorder figures = args.figures("sqpoll-" + FileReadBench.device(file));
+        off.record(figures, "SQPOLL off", qd);
+        on.record(figures, "SQPOLL on", qd);
     }
 
     private static Run run(String settings, Path file, int qd, int seconds, long blocks) throws Exception {

@@ -5,6 +5,8 @@ import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.bench.figures.FigureRecorder;
+import dev.uringactors.bench.figures.Plot;
 import org.apache.pekko.util.ByteString;
 
 import java.nio.file.Path;
@@ -34,11 +36,12 @@ final class WaitModesBench {
         int qd = args.intValue("qd", 1);
         int busy = args.intValue("busy", 2);
         long blocks = FileReadBench.ensureFile(file, (long) args.intValue("size-mib", 1024) << 20) / BLOCK;
+        FigureRecorder figures = args.figures("wait-modes-" + FileReadBench.device(file) + "-qd" + qd);
         // The busy run first: the idle one's summary is the last line.
         for (int threads : busy > 0 ? new int[] {busy, 0} : new int[] {0}) {
             List<String> summary = new ArrayList<>();
             for (String mode : MODES) {
-                summary.add(run(file, mode, qd, threads, seconds, blocks));
+                summary.add(run(file, mode, qd, threads, seconds, blocks, figures));
             }
             System.out.printf(Locale.ROOT, "wait-modes qd=%d busy=%d: %s%n", qd, threads, String.join(", ", summary));
         }
@@ -47,8 +50,8 @@ final class WaitModesBench {
     static final String[] MODES = {"interrupt", "classic", "hybrid"};
 
     /** One run; returns "<mode> <N> IOPS <C>% ring" for the summary line. */
-    private static String run(Path file, String mode, int qd, int busyThreads, int seconds, long blocks)
-            throws Exception {
+    private static String run(Path file, String mode, int qd, int busyThreads, int seconds, long blocks,
+                              FigureRecorder figures) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong appWork = new AtomicLong();
         List<Thread> busy = new ArrayList<>();
@@ -83,6 +86,8 @@ final class WaitModesBench {
                     (appWork.get() - work0) * 1e3 / elapsed);
             double iops = reads * 1e9 / elapsed;
             double ringShare = 100.0 * (after.cpuTimeNanos() - before.cpuTimeNanos()) / elapsed;
+            figures.record(mode, "busy threads", busyThreads, "IOPS", iops);
+            figures.record(mode, "busy threads", busyThreads, Plot.RING_THREAD_CPU, ringShare);
             var w0 = before.waitStats();
             var w1 = after.waitStats();
             long sleeps = w1.sleeps() - w0.sleeps();
