@@ -219,13 +219,12 @@ public record UringSettings(
                         r.powerOfTwoOrAuto("tcp.recv-buffers", 1, 32768, -1),
                         r.bytes("tcp.recv-buffer-size", 256, 1 << 20),
                         r.bytes("tcp.max-write-queue", 1024, 1 << 30),
-                        r.isOff("tcp.zero-copy-threshold") ? -1 : r.bytes("tcp.zero-copy-threshold", 1, 1 << 30),
-                        r.isInfinite("tcp.idle-timeout") ? null
-                                : r.duration("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
+                        r.bytesOrOff("tcp.zero-copy-threshold", 1, 1 << 30),
+                        r.durationOrInfinite("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
-                        r.isOff("tcp.splice-threshold") ? -1 : r.bytes("tcp.splice-threshold", 1, 64 << 20)),
+                        r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20)),
                 r.bool("jmx"));
     }
 
