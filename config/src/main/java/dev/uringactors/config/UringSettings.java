@@ -172,6 +172,9 @@ public record UringSettings(
         Sqpoll sqpoll = new Sqpoll(r.bool("sqpoll.enabled"), groups,
                 r.intList("sqpoll.cpus", 0, 4095, groups, "SQ thread group"),
                 r.duration("sqpoll.idle", Duration.ZERO, Duration.ofHours(1)));
+        if (sqpoll.enabled()) {
+            OnlineCpus.read().ifPresent(online -> requireOnline(sqpoll.cpus(), online));
+        }
         if (deferTaskrun && !singleIssuer) {
             throw SettingsReader.bad("defer-taskrun", "off when uring.single-issuer is off (the kernel needs both)",
                     "on");
@@ -226,6 +229,19 @@ public record UringSettings(
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
                         r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20)),
                 r.bool("jmx"));
+    }
+
+    /**
+     * The kernel pins an SQ thread only to an online CPU, and says otherwise with an EINVAL that names no setting
+     * (and which the ring's hints take for entries out of range): said here instead, naming the CPU.
+     */
+    private static void requireOnline(List<Integer> cpus, OnlineCpus online) {
+        for (int cpu : cpus) {
+            if (!online.contains(cpu)) {
+                throw SettingsReader.bad("sqpoll.cpus", "CPUs that are online (online: " + online + ")",
+                        cpus + ": CPU " + cpu + " is not online");
+            }
+        }
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

@@ -177,6 +177,26 @@ class UringSettingsTest {
     }
 
     @Test
+    void anSqThreadCpuThatIsNotOnlineIsRefusedNamingTheCpu() {
+        ConfigException.BadValue e = assertThrows(ConfigException.BadValue.class, () -> settings(
+                "uring { rings = 2, defer-taskrun = off, sqpoll { enabled = on, groups = 2, cpus = [0, 4095] } }"));
+        assertTrue(e.getMessage().contains("uring.sqpoll.cpus"), e.getMessage());
+        assertTrue(e.getMessage().contains("CPU 4095 is not online"), e.getMessage());
+        assertTrue(e.getMessage().contains("online: " + OnlineCpus.read().orElseThrow()), e.getMessage());
+        assertEquals(List.of(4095), settings("uring { rings = 1, sqpoll.cpus = [4095] }").sqpoll().cpus(),
+                "without SQPOLL the CPUs pin nothing, and are not looked at");
+    }
+
+    @Test
+    void onlineCpusAreReadAsTheKernelListsThem() {
+        OnlineCpus cpus = OnlineCpus.parse("0-3,8,10-11\n");
+        assertTrue(cpus.contains(0) && cpus.contains(3) && cpus.contains(8) && cpus.contains(11));
+        assertFalse(cpus.contains(4) || cpus.contains(9) || cpus.contains(12));
+        assertEquals("0-3,8,10-11", cpus.toString());
+        assertTrue(OnlineCpus.read().orElseThrow().contains(0), "CPU 0 is always online");
+    }
+
+    @Test
     void profileChangesDefaultsButNotWhatTheUserSet() {
         UringSettings throughput = settings("uring { profile = throughput, sq-entries = 256 }");
         assertEquals(256, throughput.sqEntries(), "set by the user");
