@@ -158,14 +158,14 @@ public final class Main {
     }
 
     /** The static file server: its root must be a directory, checked before anything starts. */
-    private static int files(String[] args, Consumer<ActorSystem<?>> started) throws IOException {
+    private static int files(String[] args, Consumer<ActorSystem<?>> started) {
         String rootOption = option(args, "--root", null);
         if (rootOption == null) {
             throw new UsageException("files needs --root DIR");
         }
         Path root = Path.of(rootOption).toAbsolutePath().normalize();
         if (!Files.isDirectory(root)) {
-            throw new IOException("--root " + rootOption + ": not a directory");
+            throw new UsageException("--root " + rootOption + ": not a directory");
         }
         return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
                 (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
@@ -183,7 +183,7 @@ public final class Main {
         Optional<Path> root = Optional.empty();
         if (rootOption != null) {
             if (!Files.isDirectory(Path.of(rootOption))) {
-                throw new IOException("--root " + rootOption + ": not a directory");
+                throw new UsageException("--root " + rootOption + ": not a directory");
             }
             root = Optional.of(Path.of(rootOption).toRealPath());
         }
@@ -272,6 +272,9 @@ public final class Main {
     private static int copy(String[] args) throws IOException {
         if (args.length != 3) {
             throw new UsageException("copy takes SOURCE and TARGET");
+        }
+        if (args[1].isEmpty() || args[2].isEmpty()) {
+            throw new UsageException("copy takes SOURCE and TARGET, not an empty path");
         }
         Path source = Path.of(args[1]);
         Path target = Path.of(args[2]);

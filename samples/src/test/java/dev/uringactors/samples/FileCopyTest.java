@@ -43,13 +43,25 @@ class FileCopyTest {
     void missingSourceIsATypedErrorAndLeavesNoTarget() {
         assertThrows(java.nio.file.NoSuchFileException.class,
                 () -> FileCopy.copy(dir.resolve("missing"), dir.resolve("target")));
-        assertEquals(1, copyCommand(dir.resolve("missing"), dir.resolve("target")));
+        assertEquals(1, copyCommand(dir.resolve("missing").toString(), dir.resolve("target").toString()).status());
         assertFalse(Files.exists(dir.resolve("target")));
     }
 
-    /** Runs the copy sample as its command line does; returns the exit status. */
-    private static int copyCommand(Path source, Path target) {
-        return Main.run(new String[] {"copy", source.toString(), target.toString()});
+    @Test
+    void anEmptyPathIsAWrongArgument() throws Exception {
+        Path source = Files.write(dir.resolve("source"), new byte[] {1, 2, 3});
+        SampleCommand.Outcome noTarget = copyCommand(source.toString(), "");
+        assertEquals(2, noTarget.status(), noTarget.errors());
+        assertTrue(noTarget.errors().startsWith("error: copy takes SOURCE and TARGET, not an empty path\nusage:"),
+                noTarget.errors());
+        assertEquals(2, copyCommand("", dir.resolve("target").toString()).status());
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of("source"), left.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    private static SampleCommand.Outcome copyCommand(String source, String target) {
+        return SampleCommand.run("copy", source, target);
     }
 
     @Test
@@ -62,7 +74,7 @@ class FileCopyTest {
         for (Path target : new Path[] {source, link, hardLink}) {
             CopyRefusedException e = assertThrows(CopyRefusedException.class, () -> FileCopy.copy(source, target));
             assertTrue(e.getMessage().contains("the same file"), e.getMessage());
-            assertEquals(1, copyCommand(source, target));
+            assertEquals(1, copyCommand(source.toString(), target.toString()).status());
             assertArrayEquals(data, Files.readAllBytes(source), "through " + target);
         }
     }
