@@ -37,7 +37,9 @@ public final class Main {
             usage: java -jar samples/target/uring-samples.jar <sample> [args]
               probe                    what this kernel's io_uring supports (exit 1 if it has none)
               copy SOURCE TARGET       copy a regular file through one ring, checked by SHA-256; the target
-                                       takes the copy only once it matches (holes of a sparse file are filled)
+                                       takes the copy only once it matches (holes of a sparse file are filled).
+                                       It replaces only a regular file (through a symbolic link: the file it
+                                       leads to), never a device, a FIFO or a directory
               echo [--port P] [--host H]   echo server (default 127.0.0.1:7007); Ctrl-C stops it
               http [--port P] [--host H]   HTTP/1.1 hello-world server (default 127.0.0.1:8080)
               files --root DIR [--port P] [--host H]
