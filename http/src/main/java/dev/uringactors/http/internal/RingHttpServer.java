@@ -23,6 +23,7 @@ import scala.runtime.BoxedUnit;
 
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -37,16 +38,31 @@ public final class RingHttpServer {
     private final ServerStack stack;
     private final String host;
     private final int port;
+    private final PekkoHttpVersions versions;
 
     public RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port) {
+        this(system, stack, host, port, PekkoHttpVersions.ofClassPath());
+    }
+
+    /** With the Pekko HTTP versions to check at the start given, not read from the class path (for tests). */
+    RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port,
+                   PekkoHttpVersions versions) {
         this.system = system;
         this.stack = stack;
         this.host = host;
         this.port = port;
+        this.versions = versions;
     }
 
-    /** Binds and serves every connection with {@code handler} (materialized once per connection). */
+    /**
+     * Binds and serves every connection with {@code handler} (materialized once per connection). With a Pekko
+     * HTTP of another minor version on the class path, the binding fails at once ({@link PekkoHttpVersions}).
+     */
     public CompletionStage<ServerBinding> bind(Flow<HttpRequest, HttpResponse, ?> handler, Materializer materializer) {
+        Optional<IllegalStateException> refusal = versions.refusal();
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedStage(refusal.get());
+        }
         MasterServerTerminator terminator = stack.newMasterTerminator();
         ExecutionContext ec = materializer.executionContext();
         return connections()
@@ -59,9 +75,15 @@ public final class RingHttpServer {
 
     /**
      * The connections as Pekko HTTP's {@link IncomingConnection}s. Each one's HTTP stack and socket run on its
-     * ring's thread, in an island of their own; the handler joined to it runs where its materializer says.
+     * ring's thread, in an island of their own; the handler joined to it runs where its materializer says. With
+     * a Pekko HTTP of another minor version on the class path, the source fails when it is run.
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
+        Optional<IllegalStateException> refusal = versions.refusal();
+        if (refusal.isPresent()) {
+            return Source.<IncomingConnection>failed(refusal.get())
+                    .mapMaterializedValue(notUsed -> CompletableFuture.failedStage(refusal.get()));
+        }
         UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
         MasterServerTerminator terminator = stack.newMasterTerminator();
         ExecutionContext ec = system.classicSystem().dispatcher();
