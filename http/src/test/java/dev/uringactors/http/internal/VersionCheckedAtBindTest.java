@@ -50,7 +50,7 @@ class VersionCheckedAtBindTest {
 
     private RingHttpServer server() {
         ActorSystem classic = Adapter.toClassic(testKit.system());
-        ServerSettings settings = (ServerSettings) org.apache.pekko.http.javadsl.settings.ServerSettings.create(classic);
+        var settings = (ServerSettings) org.apache.pekko.http.javadsl.settings.ServerSettings.create(classic);
         ServerStack stack = new ServerStack(classic, settings, ConnectionContext.noEncryption(), classic.log());
         return new RingHttpServer(classic, stack, "127.0.0.1", 0, mismatched);
     }
