@@ -187,7 +187,7 @@ public final class Main {
             if (!Files.isDirectory(Path.of(rootOption))) {
                 throw new UsageException("--root " + rootOption + ": not a directory");
             }
-            root = Optional.of(Path.of(rootOption).toRealPath());
+            root = Optional.of(JavaFileCall.run("realpath " + rootOption, () -> Path.of(rootOption).toRealPath()));
         }
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
