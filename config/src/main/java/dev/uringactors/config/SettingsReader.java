@@ -14,6 +14,10 @@ import java.util.Locale;
  */
 final class SettingsReader {
     private static final String ROOT = "uring.";
+    /** The units of {@link #asWritten}, largest first: HOCON's, but for days (the messages speak in hours). */
+    private static final long[] UNIT_NANOS = {
+        3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L, 1L};
+    private static final String[] UNIT_NAMES = {"h", "m", "s", "ms", "us", "ns"};
     private final Config uring;
 
     SettingsReader(Config uring) {
@@ -68,16 +72,12 @@ final class SettingsReader {
         return isAuto(key) ? auto : intIn(key, min, max);
     }
 
-    boolean isAuto(String key) {
+    private boolean isAuto(String key) {
         return isWord(key, "auto");
     }
 
-    boolean isInfinite(String key) {
-        return isWord(key, "infinite");
-    }
-
     /** HOCON reads a bare "off" as the boolean false. */
-    boolean isOff(String key) {
+    private boolean isOff(String key) {
         Object v = uring.getValue(key).unwrapped();
         return v.equals("off") || v.equals(Boolean.FALSE);
     }
@@ -106,27 +106,64 @@ final class SettingsReader {
     }
 
     Duration duration(String key, Duration min, Duration max) {
+        return duration(key, min, max, "");
+    }
+
+    /** "infinite" gives null. */
+    Duration durationOrInfinite(String key, Duration min, Duration max) {
+        return isWord(key, "infinite") ? null : duration(key, min, max, "infinite or ");
+    }
+
+    /** {@code alternative} is how the word the key also takes is offered in the message ("" for none). */
+    private Duration duration(String key, Duration min, Duration max, String alternative) {
         Duration d;
         try {
             d = uring.getDuration(key);
         } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-            throw bad(key, "a duration such as 10ms or 5s", raw(key));
+            throw bad(key, alternative + "a duration such as 10ms or 5s", raw(key));
         }
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw bad(key, "a duration from " + min + " to " + max, d);
+            throw bad(key, alternative + "a duration from " + asWritten(min) + " to " + asWritten(max),
+                    asWritten(d));
         }
         return d;
     }
 
+    /**
+     * A duration as one writes it in HOCON, in the largest unit that holds it whole: 1ms, 8760h, 1500ms (not
+     * Java's PT0.001S). HOCON reads durations as long nanoseconds, so every one fits.
+     */
+    private static String asWritten(Duration d) {
+        if (d.isZero()) {
+            return "0s";
+        }
+        long nanos = d.toNanos();
+        for (int i = 0; i < UNIT_NANOS.length; i++) {
+            if (nanos % UNIT_NANOS[i] == 0) {
+                return nanos / UNIT_NANOS[i] + UNIT_NAMES[i];
+            }
+        }
+        throw new AssertionError("every duration is a whole number of nanoseconds");
+    }
+
     int bytes(String key, int min, int max) {
+        return bytes(key, min, max, "");
+    }
+
+    /** "off" gives -1. */
+    int bytesOrOff(String key, int min, int max) {
+        return isOff(key) ? -1 : bytes(key, min, max, "off or ");
+    }
+
+    private int bytes(String key, int min, int max, String alternative) {
         long v;
         try {
             v = uring.getBytes(key);
         } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-            throw bad(key, "a size such as 64 KiB", raw(key));
+            throw bad(key, alternative + "a size such as 64 KiB", raw(key));
         }
         if (v < min || v > max) {
-            throw bad(key, "a size from " + min + " to " + max + " bytes", v + " bytes");
+            throw bad(key, alternative + "a size from " + min + " to " + max + " bytes", v + " bytes");
         }
         return (int) v;
     }

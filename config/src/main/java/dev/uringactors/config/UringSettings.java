@@ -172,6 +172,9 @@ public record UringSettings(
         Sqpoll sqpoll = new Sqpoll(r.bool("sqpoll.enabled"), groups,
                 r.intList("sqpoll.cpus", 0, 4095, groups, "SQ thread group"),
                 r.duration("sqpoll.idle", Duration.ZERO, Duration.ofHours(1)));
+        if (sqpoll.enabled()) {
+            OnlineCpus.read().ifPresent(online -> requireOnline(sqpoll.cpus(), online));
+        }
         if (deferTaskrun && !singleIssuer) {
             throw SettingsReader.bad("defer-taskrun", "off when uring.single-issuer is off (the kernel needs both)",
                     "on");
@@ -219,14 +222,26 @@ public record UringSettings(
                         r.powerOfTwoOrAuto("tcp.recv-buffers", 1, 32768, -1),
                         r.bytes("tcp.recv-buffer-size", 256, 1 << 20),
                         r.bytes("tcp.max-write-queue", 1024, 1 << 30),
-                        r.isOff("tcp.zero-copy-threshold") ? -1 : r.bytes("tcp.zero-copy-threshold", 1, 1 << 30),
-                        r.isInfinite("tcp.idle-timeout") ? null
-                                : r.duration("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
+                        r.bytesOrOff("tcp.zero-copy-threshold", 1, 1 << 30),
+                        r.durationOrInfinite("tcp.idle-timeout", Duration.ofMillis(1), Duration.ofDays(365)),
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
-                        r.isOff("tcp.splice-threshold") ? -1 : r.bytes("tcp.splice-threshold", 1, 64 << 20)),
+                        r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20)),
                 r.bool("jmx"));
+    }
+
+    /**
+     * The kernel pins an SQ thread only to an online CPU, and says otherwise with an EINVAL that names no setting
+     * (and which the ring's hints take for entries out of range): said here instead, naming the CPU.
+     */
+    private static void requireOnline(List<Integer> cpus, OnlineCpus online) {
+        for (int cpu : cpus) {
+            if (!online.contains(cpu)) {
+                throw SettingsReader.bad("sqpoll.cpus", "CPUs that are online (online: " + online + ")",
+                        cpus + ": CPU " + cpu + " is not online");
+            }
+        }
     }
 
     /** The settings of {@code ConfigFactory.load()}. */

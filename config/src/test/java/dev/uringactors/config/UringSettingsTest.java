@@ -121,7 +121,7 @@ class UringSettingsTest {
             sqpoll.groups             | 0              | per-ring or a whole number from 1 to
             sqpoll.cpus               | [1, 2, 3]      | [] or a list of 1 whole numbers from 0 to 4095
             sqpoll.cpus               | [-1]           | [] or a list of 1 whole numbers from 0 to 4095
-            sqpoll.idle               | -1s            | a duration from PT0S
+            sqpoll.idle               | -1s            | a duration from 0s to 1h, got -1s
             iopoll                    | always         | one of off | on | hybrid | auto
             iopoll-fallback           | ignore         | one of fail | plain
             buffers.max-io-size       | 2 GiB          | a size from 512 to 1073741824 bytes
@@ -133,11 +133,11 @@ class UringSettingsTest {
             io-wq.max-workers.unbounded | many         | whole number from 0 to 1048576
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
-            dispatcher.stuck-task-warning | 1ms        | a duration from PT0.01S
-            shutdown-timeout          | 0s             | a duration from PT0.001S
+            dispatcher.stuck-task-warning | 1ms        | a duration from 10ms to 1h, got 1ms
+            shutdown-timeout          | 0s             | a duration from 1ms to 1h, got 0s
             request-timeout           | soon           | a duration such as 10ms
             supervision.max-restarts  | -1             | whole number from 0 to 1000
-            supervision.within        | 0s             | a duration from PT0.001S
+            supervision.within        | 0s             | a duration from 1ms to 24h, got 0s
             tcp.listener              | each           | one of reuse-port | shared
             tcp.accept                | many           | one of multishot | single
             tcp.backlog               | 0              | whole number from 1 to 65535
@@ -145,13 +145,17 @@ class UringSettingsTest {
             tcp.recv-buffers          | 100            | power of two from 1 to 32768
             tcp.recv-buffer-size      | 10             | a size from 256 to 1048576 bytes
             tcp.max-write-queue       | 1              | a size from 1024 to 1073741824 bytes
-            tcp.zero-copy-threshold   | huge           | a size such as 64 KiB
-            tcp.idle-timeout          | never          | a duration such as 10ms
+            tcp.zero-copy-threshold   | huge           | off or a size such as 64 KiB
+            tcp.zero-copy-threshold   | 2 GiB          | off or a size from 1 to 1073741824 bytes
+            tcp.idle-timeout          | never          | infinite or a duration such as 10ms
+            tcp.idle-timeout          | 400d           | infinite or a duration from 1ms to 8760h, got 9600h
+            hybrid.max-spin           | 1500ms         | a duration from 0s to 1s, got 1500ms
+            hybrid.min-sleep          | 2s             | a duration from 0s to 1s, got 2s
             tcp.file-chunk            | 1 KiB          | a size from 4096 to 67108864 bytes
-            tcp.splice-threshold      | always         | a size such as 64 KiB
+            tcp.splice-threshold      | always         | off or a size such as 64 KiB
             jmx                       | sometimes      | on or off
-            tcp.accept-backoff        | 0s             | a duration from PT0.001S
-            tcp.register-timeout      | 0s             | a duration from PT0.001S
+            tcp.accept-backoff        | 0s             | a duration from 1ms to 1m, got 0s
+            tcp.register-timeout      | 0s             | a duration from 1ms to 24h, got 0s
             profile                   | fast           | none or a block under uring.profiles
             """)
     void badValueFailsWithItsPathTheValueAndWhatIsAllowed(String key, String value, String allowed) {
@@ -170,6 +174,26 @@ class UringSettingsTest {
                 () -> settings("uring.sqpoll.enabled = on"));
         assertTrue(sqpoll.getMessage().contains("uring.sqpoll.enabled"), sqpoll.getMessage());
         assertTrue(settings("uring { sqpoll.enabled = on, defer-taskrun = off }").sqpoll().enabled());
+    }
+
+    @Test
+    void anSqThreadCpuThatIsNotOnlineIsRefusedNamingTheCpu() {
+        ConfigException.BadValue e = assertThrows(ConfigException.BadValue.class, () -> settings(
+                "uring { rings = 2, defer-taskrun = off, sqpoll { enabled = on, groups = 2, cpus = [0, 4095] } }"));
+        assertTrue(e.getMessage().contains("uring.sqpoll.cpus"), e.getMessage());
+        assertTrue(e.getMessage().contains("CPU 4095 is not online"), e.getMessage());
+        assertTrue(e.getMessage().contains("online: " + OnlineCpus.read().orElseThrow()), e.getMessage());
+        assertEquals(List.of(4095), settings("uring { rings = 1, sqpoll.cpus = [4095] }").sqpoll().cpus(),
+                "without SQPOLL the CPUs pin nothing, and are not looked at");
+    }
+
+    @Test
+    void onlineCpusAreReadAsTheKernelListsThem() {
+        OnlineCpus cpus = OnlineCpus.parse("0-3,8,10-11\n");
+        assertTrue(cpus.contains(0) && cpus.contains(3) && cpus.contains(8) && cpus.contains(11));
+        assertFalse(cpus.contains(4) || cpus.contains(9) || cpus.contains(12));
+        assertEquals("0-3,8,10-11", cpus.toString());
+        assertTrue(OnlineCpus.read().orElseThrow().contains(0), "CPU 0 is always online");
     }
 
     @Test

@@ -37,7 +37,9 @@ public final class Main {
             usage: java -jar samples/target/uring-samples.jar <sample> [args]
               probe                    what this kernel's io_uring supports (exit 1 if it has none)
               copy SOURCE TARGET       copy a regular file through one ring, checked by SHA-256; the target
-                                       takes the copy only once it matches (holes of a sparse file are filled)
+                                       takes the copy only once it matches (holes of a sparse file are filled).
+                                       It replaces only a regular file (through a symbolic link: the file it
+                                       leads to), never a device, a FIFO or a directory
               echo [--port P] [--host H]   echo server (default 127.0.0.1:7007); Ctrl-C stops it
               http [--port P] [--host H]   HTTP/1.1 hello-world server (default 127.0.0.1:8080)
               files --root DIR [--port P] [--host H]
@@ -158,14 +160,14 @@ public final class Main {
     }
 
     /** The static file server: its root must be a directory, checked before anything starts. */
-    private static int files(String[] args, Consumer<ActorSystem<?>> started) throws IOException {
+    private static int files(String[] args, Consumer<ActorSystem<?>> started) {
         String rootOption = option(args, "--root", null);
         if (rootOption == null) {
             throw new UsageException("files needs --root DIR");
         }
         Path root = Path.of(rootOption).toAbsolutePath().normalize();
         if (!Files.isDirectory(root)) {
-            throw new IOException("--root " + rootOption + ": not a directory");
+            throw new UsageException("--root " + rootOption + ": not a directory");
         }
         return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
                 (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
@@ -183,9 +185,9 @@ public final class Main {
         Optional<Path> root = Optional.empty();
         if (rootOption != null) {
             if (!Files.isDirectory(Path.of(rootOption))) {
-                throw new IOException("--root " + rootOption + ": not a directory");
+                throw new UsageException("--root " + rootOption + ": not a directory");
             }
-            root = Optional.of(Path.of(rootOption).toRealPath());
+            root = Optional.of(JavaFileCall.run("realpath " + rootOption, () -> Path.of(rootOption).toRealPath()));
         }
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
@@ -272,6 +274,9 @@ public final class Main {
     private static int copy(String[] args) throws IOException {
         if (args.length != 3) {
             throw new UsageException("copy takes SOURCE and TARGET");
+        }
+        if (args[1].isEmpty() || args[2].isEmpty()) {
+            throw new UsageException("copy takes SOURCE and TARGET, not an empty path");
         }
         Path source = Path.of(args[1]);
         Path target = Path.of(args[2]);

@@ -43,8 +43,8 @@ class ProcessFailuresTest {
         "a host that does not exist  | -Dx=1 | http --host no.such.host.invalid | 2 | no such host",
         "a bad setting               | -During.wait-strategy=spin | http --port 0 | 1 | uring.wait-strategy",
         "a misspelt setting          | -During.wiat-strategy=classic | http --port 0 | 1 | did you mean uring.wait-strategy",
-        "a ring the kernel refuses   | -During.defer-taskrun=off -During.sqpoll.enabled=on -During.sqpoll.cpus.0=4095"
-                + " | http --port 0 | 1 | io_uring_setup: EINVAL",
+        "an SQ thread CPU not online | -During.defer-taskrun=off -During.sqpoll.enabled=on -During.sqpoll.cpus.0=4095"
+                + " | http --port 0 | 1 | uring.sqpoll.cpus': must be CPUs that are online",
         "a sample that does not exist | -Dx=1 | serve | 2 | no sample serve",
         "a transport that does not exist | -Dx=1 | pekko-http --transport nio | 2 | --transport nio: uring or pekko",
     })

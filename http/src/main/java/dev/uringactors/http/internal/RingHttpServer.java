@@ -5,24 +5,17 @@ import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.http.impl.engine.server.MasterServerTerminator;
-import org.apache.pekko.http.impl.engine.server.ServerTerminator;
 import org.apache.pekko.http.javadsl.IncomingConnection;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.scaladsl.Http;
 import org.apache.pekko.http.scaladsl.model.HttpRequest;
 import org.apache.pekko.http.scaladsl.model.HttpResponse;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import scala.concurrent.ExecutionContext;
-import scala.jdk.javaapi.FutureConverters;
-import scala.runtime.BoxedUnit;
 
-import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -37,70 +30,63 @@ public final class RingHttpServer {
     private final ServerStack stack;
     private final String host;
     private final int port;
+    private final PekkoHttpVersions versions;
 
     public RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port) {
+        this(system, stack, host, port, PekkoHttpVersions.ofClassPath());
+    }
+
+    /** With the Pekko HTTP versions to check at the start given, not read from the class path (for tests). */
+    RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port,
+                   PekkoHttpVersions versions) {
         this.system = system;
         this.stack = stack;
         this.host = host;
         this.port = port;
+        this.versions = versions;
     }
 
-    /** Binds and serves every connection with {@code handler} (materialized once per connection). */
+    /**
+     * Binds and serves every connection with {@code handler} (materialized once per connection). With a Pekko
+     * HTTP of another minor version on the class path, the binding fails at once ({@link PekkoHttpVersions}).
+     */
     public CompletionStage<ServerBinding> bind(Flow<HttpRequest, HttpResponse, ?> handler, Materializer materializer) {
-        MasterServerTerminator terminator = stack.newMasterTerminator();
-        ExecutionContext ec = materializer.executionContext();
-        return connections()
-                .mapAsyncUnordered(stack.settings().maxConnections(), incoming -> serve(incoming, handler,
-                        terminator, materializer))
+        Optional<IllegalStateException> refusal = versions.refusal();
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedStage(refusal.get());
+        }
+        ServerStack.Connections connections = stack.newConnections(materializer.executionContext());
+        return tcpConnections()
+                .mapAsyncUnordered(stack.settings().maxConnections(), incoming -> incoming
+                        .handleWith(connections.handling(handler, incoming.remoteAddress()), materializer)
+                        // A connection that fails (a reset peer, say) frees its slot; it must not fail the listener.
+                        .exceptionally(failure -> Done.getInstance()))
                 .to(Sink.ignore())
                 .run(materializer)
-                .thenApply(tcp -> binding(tcp, deadline -> terminator.terminate(deadline, ec)));
+                .thenApply(connections::binding);
     }
 
     /**
      * The connections as Pekko HTTP's {@link IncomingConnection}s. Each one's HTTP stack and socket run on its
-     * ring's thread, in an island of their own; the handler joined to it runs where its materializer says.
+     * ring's thread, in an island of their own; the handler joined to it runs where its materializer says. With
+     * a Pekko HTTP of another minor version on the class path, the source fails when it is run.
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
+        Optional<IllegalStateException> refusal = versions.refusal();
+        if (refusal.isPresent()) {
+            return Source.<IncomingConnection>failed(refusal.get())
+                    .mapMaterializedValue(notUsed -> CompletableFuture.failedStage(refusal.get()));
+        }
         UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
-        MasterServerTerminator terminator = stack.newMasterTerminator();
-        ExecutionContext ec = system.classicSystem().dispatcher();
-        return connections()
-                .map(incoming -> new IncomingConnection(new Http.IncomingConnection(incoming.localAddress(),
-                        incoming.remoteAddress(), stack.forConnection(incoming.remoteAddress())
-                        .join(incoming.flow())
-                        .async(uring.dispatcherId(incoming.ring()))
-                        .asScala())))
-                .mapMaterializedValue(bound -> bound.thenApply(
-                        tcp -> binding(tcp, deadline -> terminator.terminate(deadline, ec))));
+        ServerStack.Connections connections = stack.newConnections(system.classicSystem().dispatcher());
+        return tcpConnections()
+                .map(incoming -> connections.incoming(incoming, uring.dispatcherId(incoming.ring())))
+                .mapMaterializedValue(bound -> bound.thenApply(connections::binding));
     }
 
     /** Pekko HTTP binds with TCP half-close off and the idle timeout left to the HTTP stack. */
-    private Source<UringTcp.IncomingConnection, CompletionStage<UringTcp.ServerBinding>> connections() {
+    private Source<UringTcp.IncomingConnection, CompletionStage<UringTcp.ServerBinding>> tcpConnections() {
         return UringTcp.get(system).bind(host, port, stack.settings().backlog(),
                 stack.settings().getSocketOptions(), false, Optional.empty());
-    }
-
-    private CompletionStage<Done> serve(UringTcp.IncomingConnection incoming, Flow<HttpRequest, HttpResponse, ?> handler,
-                                        MasterServerTerminator terminator, Materializer materializer) {
-        Pair<CompletionStage<Done>, ServerTerminator> handling = incoming.handleWith(
-                stack.withHandler(handler, incoming.remoteAddress())
-                        .watchTermination((values, ended) -> {
-                            ended.whenComplete((done, failure) -> terminator.removeConnection(values.second()));
-                            return values;
-                        })
-                        .addAttributes(stack.cancellationStrategy()),
-                materializer);
-        terminator.registerConnection(handling.second(), materializer.executionContext());
-        // A connection that fails (a reset peer, say) frees its slot; it must not fail the listener.
-        return handling.first().exceptionally(failure -> Done.getInstance());
-    }
-
-    private static ServerBinding binding(UringTcp.ServerBinding tcp,
-                                         scala.Function1<scala.concurrent.duration.FiniteDuration,
-                                                 scala.concurrent.Future<Http.HttpTerminated>> terminate) {
-        InetSocketAddress local = tcp.localAddress();
-        return new ServerBinding(new Http.ServerBinding(local,
-                () -> FutureConverters.asScala(tcp.unbind().thenApply(v -> BoxedUnit.UNIT)), terminate));
     }
 }
