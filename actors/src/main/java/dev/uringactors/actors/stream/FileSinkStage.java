@@ -2,7 +2,7 @@ package dev.uringactors.actors.stream;
 
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.Done;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.IOOperationIncompleteException;
@@ -49,18 +49,15 @@ final class FileSinkStage
         return Pair.create(new Logic(result), result);
     }
 
-    private final class Logic extends GraphStageLogic {
+    private final class Logic extends FileStageLogic {
         private final CompletableFuture<IOResult> result;
         private final int maxInFlight = options.contains(StandardOpenOption.APPEND) ? 1 : UringFileIO.IN_FLIGHT;
-        private UringFiles files;
         private AsyncCallback<Integer> written;
-        private AsyncCallback<Throwable> failed;
-        private FileHandle file;
+        private AsyncCallback<Done> closed;
         private long position;
         private long bytes;
         private int inFlight;
         private boolean upstreamDone;
-        private boolean closing;
 
         Logic(CompletableFuture<IOResult> result) {
             super(shape);
@@ -74,45 +71,47 @@ final class FileSinkStage
                 @Override
                 public void onUpstreamFinish() {
                     upstreamDone = true;
-                    closeWhenIdle();
+                    closeWhenWritten();
                 }
 
                 @Override
                 public void onUpstreamFailure(Throwable e) {
-                    fail(e);
+                    onFailure(e);
                 }
             });
         }
 
         @Override
+        CompletionStage<FileHandle> open(UringFiles files) {
+            return files.open(path, options.toArray(OpenOption[]::new));
+        }
+
+        @Override
         public void preStart() {
             setKeepGoing(true); // the last writes and the close complete after upstream has finished
-            files = UringFiles.get(Adapter.toTyped(materializer().system()));
             written = createAsyncCallback(this::onWritten);
-            failed = createAsyncCallback(this::fail);
-            AsyncCallback<FileHandle> opened = createAsyncCallback(handle -> {
-                file = handle;
-                if (upstreamDone) {
-                    closeWhenIdle();
-                } else {
-                    pull(in);
-                }
+            closed = createAsyncCallback(done -> {
+                result.complete(IOResult.createSuccessful(bytes));
+                completeStage();
             });
-            files.open(path, options.toArray(OpenOption[]::new)).whenComplete((handle, e) -> {
-                if (e != null) {
-                    failed.invoke(e);
-                } else {
-                    opened.invoke(handle);
-                }
-            });
+            super.preStart();
+        }
+
+        @Override
+        void onOpened() {
+            if (upstreamDone) {
+                closeWhenWritten();
+            } else {
+                pull(in);
+            }
         }
 
         private void write(ByteString data) {
             if (!data.isEmpty()) {
                 inFlight++;
-                files.write(file, position, data).whenComplete((n, e) -> {
+                files().write(file(), position, data).whenComplete((n, e) -> {
                     if (e != null) {
-                        failed.invoke(e);
+                        failAsync(e);
                     } else {
                         written.invoke(n);
                     }
@@ -126,7 +125,7 @@ final class FileSinkStage
             inFlight--;
             bytes += n;
             pullIfRoom();
-            closeWhenIdle();
+            closeWhenWritten();
         }
 
         private void pullIfRoom() {
@@ -135,36 +134,29 @@ final class FileSinkStage
             }
         }
 
-        private void closeWhenIdle() {
-            if (!upstreamDone || inFlight > 0 || file == null || closing) {
-                return;
+        /** Once upstream has finished and every write is done, closes the file and completes with its answer. */
+        private void closeWhenWritten() {
+            if (!upstreamDone || inFlight > 0 || file() == null) {
+                return; // not open yet (onOpened comes back here), or already closing
             }
-            closing = true;
-            AsyncCallback<Object> closed = createAsyncCallback(ignored -> {
-                result.complete(IOResult.createSuccessful(bytes));
-                completeStage();
-            });
-            files.close(file).whenComplete((done, e) -> {
+            closeFile().whenComplete((done, e) -> {
                 if (e != null) {
-                    failed.invoke(e);
+                    failAsync(e);
                 } else {
                     closed.invoke(done);
                 }
             });
         }
 
-        private void fail(Throwable e) {
-            Throwable cause = UringFileIO.cause(e);
-            if (file != null && !closing) {
-                closing = true;
-                files.close(file);
-            }
+        @Override
+        void onFailure(Throwable cause) {
             result.completeExceptionally(new IOOperationIncompleteException(bytes, cause));
             failStage(cause);
         }
 
         @Override
         public void postStop() {
+            super.postStop();
             result.completeExceptionally(new IOOperationIncompleteException(bytes,
                     new IllegalStateException("the stream stopped before the file was written")));
         }

@@ -2,7 +2,6 @@ package dev.uringactors.actors.stream;
 
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.IOOperationIncompleteException;
@@ -18,9 +17,14 @@ import org.apache.pekko.util.ByteString;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
-/** Reads a file in chunks through a ring, with a few reads in flight ahead of demand, emitted in order. */
+/**
+ * Reads a file in chunks through a ring, with a few reads in flight ahead of demand, emitted in order, until a
+ * read comes back short: the end is found by reading, as Pekko's FileIO finds it, not by a stat of the path,
+ * which could name another file by then.
+ */
 final class FileSourceStage
         extends AbstractGraphStageWithMaterializedValue<SourceShape<ByteString>, CompletionStage<IOResult>> {
     private final Outlet<ByteString> out = Outlet.create("UringFileSource.out");
@@ -46,16 +50,14 @@ final class FileSourceStage
         return Pair.create(new Logic(result), result);
     }
 
-    private final class Logic extends GraphStageLogic {
+    private final class Logic extends FileStageLogic {
         private final CompletableFuture<IOResult> result;
         private final ArrayDeque<CompletableFuture<ByteString>> reads = new ArrayDeque<>();
-        private UringFiles files;
         private AsyncCallback<Object> progress;
-        private FileHandle file;
-        private long size;
-        private long nextPosition;
+        private long nextPosition = startPosition;
+        /** A read came back short: it reached the end of the file, and the stream ends after it. */
+        private boolean endReached;
         private long emitted;
-        private Throwable failure;
 
         Logic(CompletableFuture<IOResult> result) {
             super(shape);
@@ -69,70 +71,78 @@ final class FileSourceStage
         }
 
         @Override
+        CompletionStage<FileHandle> open(UringFiles files) {
+            return files.open(path);
+        }
+
+        @Override
         public void preStart() {
-            files = UringFiles.get(Adapter.toTyped(materializer().system()));
             progress = createAsyncCallback(ignored -> pump());
-            AsyncCallback<Pair<FileHandle, Long>> opened = createAsyncCallback(p -> {
-                file = p.first();
-                size = p.second();
-                nextPosition = startPosition;
-                pump();
-            });
-            AsyncCallback<Throwable> failed = createAsyncCallback(this::fail);
-            files.open(path).thenCombine(files.stat(path), (handle, stat) -> Pair.create(handle, stat.size()))
-                    .whenComplete((p, e) -> {
-                        if (e != null) {
-                            failed.invoke(e);
-                        } else {
-                            opened.invoke(p);
-                        }
-                    });
+            super.preStart();
+        }
+
+        @Override
+        void onOpened() {
+            pump();
         }
 
         private void pump() {
-            if (file == null || failure != null) {
+            if (file() == null) {
                 return;
             }
-            while (reads.size() < UringFileIO.IN_FLIGHT && nextPosition < size) {
-                CompletableFuture<ByteString> read = files.read(file, nextPosition, chunkSize).toCompletableFuture();
-                nextPosition += chunkSize;
-                reads.add(read);
-                read.whenComplete((bytes, e) -> progress.invoke(read));
+            emitCompletedReads();
+            if (isClosed(out)) {
+                return; // a failed read failed the stage
             }
-            while (isAvailable(out) && !reads.isEmpty() && reads.peek().isDone()) {
-                CompletableFuture<ByteString> read = reads.poll();
-                if (read.isCompletedExceptionally()) {
-                    read.exceptionally(e -> {
-                        fail(e);
-                        return null;
-                    });
-                    return;
-                }
-                ByteString bytes = read.join();
-                if (bytes.isEmpty()) {
-                    nextPosition = size; // the file became shorter: end here
-                    reads.clear();
-                    break;
-                }
-                emitted += bytes.size();
-                push(out, bytes);
-            }
-            if (reads.isEmpty() && nextPosition >= size) {
+            readAhead();
+            if (endReached && reads.isEmpty()) {
                 completeStage();
             }
         }
 
-        private void fail(Throwable e) {
-            failure = UringFileIO.cause(e);
-            result.completeExceptionally(new IOOperationIncompleteException(emitted, failure));
-            failStage(failure);
+        /** Emits, in order, the reads that have completed, while downstream wants them. */
+        private void emitCompletedReads() {
+            while (isAvailable(out) && !reads.isEmpty() && reads.peek().isDone()) {
+                ByteString bytes;
+                try {
+                    bytes = reads.poll().join();
+                } catch (CompletionException e) {
+                    onFailure(UringFileIO.cause(e));
+                    return;
+                }
+                // The kernel completes a short read of a regular file, so a short one is the end of the file
+                // (also when the file shrank since the reads were sent): what was read beyond it is dropped.
+                if (bytes.size() < chunkSize) {
+                    endReached = true;
+                    reads.clear();
+                }
+                if (!bytes.isEmpty()) {
+                    emitted += bytes.size();
+                    push(out, bytes);
+                }
+            }
+        }
+
+        /** Keeps {@link UringFileIO#IN_FLIGHT} reads in flight ahead of demand until the end is found. */
+        private void readAhead() {
+            while (!endReached && reads.size() < UringFileIO.IN_FLIGHT) {
+                CompletableFuture<ByteString> read = files().read(file(), nextPosition, chunkSize)
+                        .toCompletableFuture();
+                nextPosition += chunkSize;
+                reads.add(read);
+                read.whenComplete((bytes, e) -> progress.invoke(read));
+            }
+        }
+
+        @Override
+        void onFailure(Throwable cause) {
+            result.completeExceptionally(new IOOperationIncompleteException(emitted, cause));
+            failStage(cause);
         }
 
         @Override
         public void postStop() {
-            if (file != null) {
-                files.close(file); // reads still in flight hold their own reference to the file
-            }
+            super.postStop();
             result.complete(IOResult.createSuccessful(emitted));
         }
     }
