@@ -14,6 +14,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ErrorClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.PeerClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
@@ -175,19 +176,22 @@ public final class TcpConnection {
     /**
      * A connection the listener accepted: tells {@code bindHandler} it is connected, then waits for Register.
      * {@code localAddress} is the listener's address when it is a specific one (then the connection's too), or
-     * null to ask the kernel. TCP_NODELAY comes from the listening socket. If the connection fails before it
-     * could be announced (a peer that reset at once: getpeername says ENOTCONN), the fd is closed and nobody
-     * hears of it.
+     * null to ask the kernel. TCP_NODELAY comes from the listening socket. If its setup fails, the fd is closed and
+     * {@code listener} gets back the accept credit it spent: the connection was never handed out.
      */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
                                                 ActorRef<Event> bindHandler, InetSocketAddress remoteAddress,
-                                                InetSocketAddress localAddress) {
-        return owningFd(fd, tcp, (ctx, timers) ->
+                                                InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) {
+        return owningFd(fd, tcp, e -> listener.tell(TcpListener.NotHandedOut.INSTANCE), (ctx, timers) ->
                 new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(remoteAddress, localAddress));
     }
 
-    /** Runs {@code start}; if it throws, closes {@code fd} and stops, so that no failure in setup leaks it. */
+    /**
+     * Runs {@code start}; if it throws, closes {@code fd}, tells {@code setupFailed} why, and stops, so that no
+     * failure in setup leaks the fd or leaves a request unanswered.
+     */
     private static Behavior<ConnectionCommand> owningFd(int fd, UringSettings.Tcp tcp,
+            Consumer<RuntimeException> setupFailed,
             BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>,
                     Behavior<ConnectionCommand>> start) {
         BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>, Behavior<ConnectionCommand>>
@@ -197,6 +201,7 @@ public final class TcpConnection {
                     } catch (RuntimeException e) {
                         Sockets.close(fd);
                         ctx.getLog().debug("connection closed during setup: {}", e.getMessage());
+                        setupFailed.accept(e);
                         return Behaviors.stopped();
                     }
                 };
@@ -206,7 +211,10 @@ public final class TcpConnection {
                 : Behaviors.setup(ctx -> Behaviors.withTimers(timers -> owned.apply(ctx, timers)));
     }
 
-    /** An outgoing connection: connects through the ring, then tells {@code handler} Connected or CommandFailed. */
+    /**
+     * An outgoing connection: connects through the ring, then tells {@code handler} Connected, or CommandFailed
+     * when anything before that fails (the socket, its setup, the CONNECT, or a peer that reset at once).
+     */
     static Behavior<ConnectionCommand> connecting(RingLoop loop, UringSettings.Tcp tcp,
                                                   TcpProtocol.Connect command) {
         int fd;
@@ -216,37 +224,25 @@ public final class TcpConnection {
             command.handler().tell(new CommandFailed(command, e));
             return Behaviors.stopped();
         }
-        return owningFd(fd, tcp, (ctx, timers) -> {
+        return owningFd(fd, tcp, e -> command.handler().tell(new CommandFailed(command, e)), (ctx, timers) -> {
             if (tcp.noDelay()) {
                 Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             }
             TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, command.handler());
             NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
-            int len = Sockets.encode(command.remoteAddress(), sockaddr);
+            int len;
+            try {
+                len = Sockets.encode(command.remoteAddress(), sockaddr);
+            } catch (RuntimeException e) { // an unresolved address
+                sockaddr.close();
+                throw e;
+            }
             ActorRef<ConnectionCommand> self = ctx.getSelf();
             loop.subscribe(c.ringEvents);
             loop.issuer().issue(new TcpOps.Simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
                     sockaddr, res -> self.tell(new ConnectDone(res))));
             return Behaviors.receive(ConnectionCommand.class)
-                    .onMessage(ConnectDone.class, done -> {
-                        if (done.res() < 0) {
-                            c.closeNow();
-                            command.handler().tell(new CommandFailed(command, UringException.ofResult(
-                                    Opcode.CONNECT, done.res(), command.remoteAddress().toString(), 0)));
-                            return Behaviors.stopped();
-                        }
-                        InetSocketAddress remote;
-                        InetSocketAddress local;
-                        try {
-                            remote = Sockets.remoteAddress(c.fd);
-                            local = Sockets.localAddress(c.fd);
-                        } catch (UringException e) { // reset already (ENOTCONN): the connect failed after all
-                            c.closeNow();
-                            command.handler().tell(new CommandFailed(command, e));
-                            return Behaviors.stopped();
-                        }
-                        return c.announce(remote, local);
-                    })
+                    .onMessage(ConnectDone.class, done -> c.connectDone(command, done.res()))
                     .onSignal(PostStop.class, s -> {
                         c.closeNow();
                         return Behaviors.same();
@@ -255,15 +251,32 @@ public final class TcpConnection {
         });
     }
 
+    /** The CONNECT completed: announce the connection, or answer the Connect with why it failed. */
+    private Behavior<ConnectionCommand> connectDone(TcpProtocol.Connect command, int res) {
+        RuntimeException failure;
+        try {
+            if (res >= 0) { // getpeername says ENOTCONN for a peer that reset already: the connect failed after all
+                return announce(Sockets.remoteAddress(fd), Sockets.localAddress(fd));
+            }
+            failure = UringException.ofResult(Opcode.CONNECT, res, command.remoteAddress().toString(), 0);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        closeNow();
+        command.handler().tell(new CommandFailed(command, failure));
+        return Behaviors.stopped();
+    }
+
+    /** Tells the owner it is connected, last: a connection whose setup failed before was never handed out. */
     private Behavior<ConnectionCommand> announce(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
-        owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
-        TcpRing.of(loop).counters().connectionOpened();
-        announced = true;
         loop.subscribe(ringEvents);
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
         startRegisterTimeout();
+        TcpRing.of(loop).counters().connectionOpened();
+        announced = true;
+        owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
         return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
             if (signal instanceof PostStop) {

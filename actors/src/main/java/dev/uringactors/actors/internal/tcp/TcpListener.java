@@ -37,8 +37,8 @@ import java.util.function.Consumer;
  * lives on, without listening, until its connections have closed.
  */
 public final class TcpListener {
-    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure,
-            RingClosed {
+    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, NotHandedOut,
+            InjectFailure, RingClosed {
     }
 
     record Accepted(int fd) implements Internal {
@@ -48,6 +48,9 @@ public final class TcpListener {
     }
 
     enum Rearm implements Internal { INSTANCE }
+
+    /** A connection failed in its setup, before its handler heard of it: the credit it spent comes back. */
+    enum NotHandedOut implements Internal { INSTANCE }
 
     /** The ring closed for good: the listener stops, and its group closes the socket no ring accepts on. */
     enum RingClosed implements Internal { INSTANCE }
@@ -147,7 +150,8 @@ public final class TcpListener {
                     rearm();
                     return Behaviors.same();
                 })
-                .onMessage(ResumeAccepting.class, this::resume)
+                .onMessage(ResumeAccepting.class, r -> resume(r.batchSize()))
+                .onMessageEquals(NotHandedOut.INSTANCE, () -> resume(1))
                 .onMessage(Unbind.class, this::unbind)
                 .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
@@ -208,7 +212,7 @@ public final class TcpListener {
             return false;
         }
         state.accepted.increment();
-        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local),
+        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local, ctx.getSelf()),
                 DispatcherSelector.sameAsParent()));
         return true;
     }
@@ -247,8 +251,9 @@ public final class TcpListener {
         return Behaviors.same();
     }
 
-    private Behavior<ListenerCommand> resume(ResumeAccepting r) {
-        state.credit += r.batchSize();
+    /** Allows {@code credit} more connections: first those held, then new ones. */
+    private Behavior<ListenerCommand> resume(int credit) {
+        state.credit += credit;
         while (wantsMore() && !state.held.isEmpty()) {
             if (connection(state.held.poll())) {
                 state.credit--;
