@@ -3,16 +3,12 @@ package dev.uringactors.actors.stream;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import org.apache.pekko.Done;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.IOOperationIncompleteException;
 import org.apache.pekko.stream.IOResult;
 import org.apache.pekko.stream.Inlet;
 import org.apache.pekko.stream.SinkShape;
-import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
 import org.apache.pekko.stream.stage.AbstractInHandler;
 import org.apache.pekko.stream.stage.AsyncCallback;
-import org.apache.pekko.stream.stage.GraphStageLogic;
 import org.apache.pekko.util.ByteString;
 
 import java.nio.file.OpenOption;
@@ -26,42 +22,33 @@ import java.util.concurrent.CompletionStage;
  * Writes each element at the next position through a ring, a few writes in flight (one when appending, where
  * the kernel, not the position, decides where the bytes go), then closes the file.
  */
-final class FileSinkStage
-        extends AbstractGraphStageWithMaterializedValue<SinkShape<ByteString>, CompletionStage<IOResult>> {
-    private final Inlet<ByteString> in = Inlet.create("UringFileSink.in");
-    private final SinkShape<ByteString> shape = SinkShape.of(in);
+final class FileSinkStage extends FileStage<SinkShape<ByteString>> {
+    private final Inlet<ByteString> in;
     private final Path path;
     private final Set<? extends OpenOption> options;
 
     FileSinkStage(Path path, Set<? extends OpenOption> options) {
+        super(SinkShape.of(Inlet.create("UringFileSink.in")));
+        this.in = shape().in();
         this.path = path;
         this.options = options;
     }
 
     @Override
-    public SinkShape<ByteString> shape() {
-        return shape;
-    }
-
-    @Override
-    public Pair<GraphStageLogic, CompletionStage<IOResult>> createLogicAndMaterializedValuePair(Attributes attrs) {
-        CompletableFuture<IOResult> result = new CompletableFuture<>();
-        return Pair.create(new Logic(result), result);
+    FileStageLogic createLogic(CompletableFuture<IOResult> result) {
+        return new Logic(result);
     }
 
     private final class Logic extends FileStageLogic {
-        private final CompletableFuture<IOResult> result;
         private final int maxInFlight = options.contains(StandardOpenOption.APPEND) ? 1 : UringFileIO.IN_FLIGHT;
         private AsyncCallback<Integer> written;
         private AsyncCallback<Done> closed;
         private long position;
-        private long bytes;
         private int inFlight;
         private boolean upstreamDone;
 
         Logic(CompletableFuture<IOResult> result) {
-            super(shape);
-            this.result = result;
+            super(shape(), result);
             setHandler(in, new AbstractInHandler() {
                 @Override
                 public void onPush() {
@@ -146,12 +133,6 @@ final class FileSinkStage
                     closed.invoke(done);
                 }
             });
-        }
-
-        @Override
-        void onFailure(Throwable cause) {
-            result.completeExceptionally(new IOOperationIncompleteException(bytes, cause));
-            failStage(cause);
         }
 
         @Override

@@ -2,16 +2,11 @@ package dev.uringactors.actors.stream;
 
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.Attributes;
-import org.apache.pekko.stream.IOOperationIncompleteException;
 import org.apache.pekko.stream.IOResult;
 import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.SourceShape;
-import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
 import org.apache.pekko.stream.stage.AbstractOutHandler;
 import org.apache.pekko.stream.stage.AsyncCallback;
-import org.apache.pekko.stream.stage.GraphStageLogic;
 import org.apache.pekko.util.ByteString;
 
 import java.nio.file.Path;
@@ -25,43 +20,34 @@ import java.util.concurrent.CompletionStage;
  * read comes back short: the end is found by reading, as Pekko's FileIO finds it, not by a stat of the path,
  * which could name another file by then.
  */
-final class FileSourceStage
-        extends AbstractGraphStageWithMaterializedValue<SourceShape<ByteString>, CompletionStage<IOResult>> {
-    private final Outlet<ByteString> out = Outlet.create("UringFileSource.out");
-    private final SourceShape<ByteString> shape = SourceShape.of(out);
+final class FileSourceStage extends FileStage<SourceShape<ByteString>> {
+    private final Outlet<ByteString> out;
     private final Path path;
     private final int chunkSize;
     private final long startPosition;
 
     FileSourceStage(Path path, int chunkSize, long startPosition) {
+        super(SourceShape.of(Outlet.create("UringFileSource.out")));
+        this.out = shape().out();
         this.path = path;
         this.chunkSize = chunkSize;
         this.startPosition = startPosition;
     }
 
     @Override
-    public SourceShape<ByteString> shape() {
-        return shape;
-    }
-
-    @Override
-    public Pair<GraphStageLogic, CompletionStage<IOResult>> createLogicAndMaterializedValuePair(Attributes attrs) {
-        CompletableFuture<IOResult> result = new CompletableFuture<>();
-        return Pair.create(new Logic(result), result);
+    FileStageLogic createLogic(CompletableFuture<IOResult> result) {
+        return new Logic(result);
     }
 
     private final class Logic extends FileStageLogic {
-        private final CompletableFuture<IOResult> result;
         private final ArrayDeque<CompletableFuture<ByteString>> reads = new ArrayDeque<>();
         private AsyncCallback<Object> progress;
         private long nextPosition = startPosition;
         /** A read came back short: it reached the end of the file, and the stream ends after it. */
         private boolean endReached;
-        private long emitted;
 
         Logic(CompletableFuture<IOResult> result) {
-            super(shape);
-            this.result = result;
+            super(shape(), result);
             setHandler(out, new AbstractOutHandler() {
                 @Override
                 public void onPull() {
@@ -103,22 +89,22 @@ final class FileSourceStage
         /** Emits, in order, the reads that have completed, while downstream wants them. */
         private void emitCompletedReads() {
             while (isAvailable(out) && !reads.isEmpty() && reads.peek().isDone()) {
-                ByteString bytes;
+                ByteString chunk;
                 try {
-                    bytes = reads.poll().join();
+                    chunk = reads.poll().join();
                 } catch (CompletionException e) {
                     onFailure(UringFileIO.cause(e));
                     return;
                 }
                 // The kernel completes a short read of a regular file, so a short one is the end of the file
                 // (also when the file shrank since the reads were sent): what was read beyond it is dropped.
-                if (bytes.size() < chunkSize) {
+                if (chunk.size() < chunkSize) {
                     endReached = true;
                     reads.clear();
                 }
-                if (!bytes.isEmpty()) {
-                    emitted += bytes.size();
-                    push(out, bytes);
+                if (!chunk.isEmpty()) {
+                    bytes += chunk.size();
+                    push(out, chunk);
                 }
             }
         }
@@ -130,20 +116,14 @@ final class FileSourceStage
                         .toCompletableFuture();
                 nextPosition += chunkSize;
                 reads.add(read);
-                read.whenComplete((bytes, e) -> progress.invoke(read));
+                read.whenComplete((chunk, e) -> progress.invoke(read));
             }
-        }
-
-        @Override
-        void onFailure(Throwable cause) {
-            result.completeExceptionally(new IOOperationIncompleteException(emitted, cause));
-            failStage(cause);
         }
 
         @Override
         public void postStop() {
             super.postStop();
-            result.complete(IOResult.createSuccessful(emitted));
+            result.complete(IOResult.createSuccessful(bytes));
         }
     }
 }

@@ -4,11 +4,14 @@ import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.stream.IOOperationIncompleteException;
+import org.apache.pekko.stream.IOResult;
 import org.apache.pekko.stream.Shape;
 import org.apache.pekko.stream.StreamDetachedException;
 import org.apache.pekko.stream.stage.AsyncCallback;
 import org.apache.pekko.stream.stage.GraphStageLogic;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -16,13 +19,18 @@ import java.util.concurrent.CompletionStage;
  * {@code postStop}. An open that completes after the stage has stopped closes its file then, since no stage will.
  */
 abstract class FileStageLogic extends GraphStageLogic {
+    /** The stage's materialized value. */
+    final CompletableFuture<IOResult> result;
+    /** The bytes emitted or written so far: the result's count. */
+    long bytes;
     private UringFiles files;
     private AsyncCallback<Throwable> failed;
     /** The open file, until it is handed to a close. */
     private FileHandle file;
 
-    FileStageLogic(Shape shape) {
+    FileStageLogic(Shape shape, CompletableFuture<IOResult> result) {
         super(shape);
+        this.result = result;
     }
 
     /** Opens the stage's file. */
@@ -30,9 +38,6 @@ abstract class FileStageLogic extends GraphStageLogic {
 
     /** The file is open: {@link #file()} has it. */
     abstract void onOpened();
-
-    /** The open, or a request on the file, failed with {@code cause}. */
-    abstract void onFailure(Throwable cause);
 
     @Override
     public void preStart() {
@@ -53,6 +58,12 @@ abstract class FileStageLogic extends GraphStageLogic {
                 });
             }
         });
+    }
+
+    /** The open, a request on the file, or upstream failed: so do the stage and its result, as FileIO's. */
+    final void onFailure(Throwable cause) {
+        result.completeExceptionally(new IOOperationIncompleteException(bytes, cause));
+        failStage(cause);
     }
 
     /** Hands a failure from any thread (a request's answer) to {@link #onFailure}, on the stage's own. */
