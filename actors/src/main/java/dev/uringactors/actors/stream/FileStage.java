@@ -9,14 +9,20 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 
-/** A stage of one file, of shape {@code S}, that materializes the {@link IOResult} its logic completes. */
-abstract class FileStage<S extends Shape>
+/**
+ * A stage of one file, of shape {@code S}: each materialization makes a {@link FileStageLogic}, which completes
+ * the {@link IOResult} the stage materializes.
+ */
+final class FileStage<S extends Shape>
         extends AbstractGraphStageWithMaterializedValue<S, CompletionStage<IOResult>> {
     private final S shape;
+    private final BiFunction<S, CompletableFuture<IOResult>, FileStageLogic> logic;
 
-    FileStage(S shape) {
+    FileStage(S shape, BiFunction<S, CompletableFuture<IOResult>, FileStageLogic> logic) {
         this.shape = shape;
+        this.logic = logic;
     }
 
     @Override
@@ -24,12 +30,9 @@ abstract class FileStage<S extends Shape>
         return shape;
     }
 
-    /** The logic of one materialization, which completes {@code result}. */
-    abstract FileStageLogic createLogic(CompletableFuture<IOResult> result);
-
     @Override
     public Pair<GraphStageLogic, CompletionStage<IOResult>> createLogicAndMaterializedValuePair(Attributes attrs) {
         CompletableFuture<IOResult> result = new CompletableFuture<>();
-        return Pair.create(createLogic(result), result);
+        return Pair.create(logic.apply(shape, result), result);
     }
 }
