@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.internal.file.FileRings;
 import dev.uringactors.actors.internal.file.OpenFiles;
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -239,7 +240,7 @@ public final class TcpConnection {
             }
             ActorRef<ConnectionCommand> self = ctx.getSelf();
             loop.subscribe(c.ringEvents);
-            loop.issuer().issue(new TcpOps.Simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
+            loop.issuer().issue(TcpOps.simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
                     sockaddr, res -> self.tell(new ConnectDone(res))));
             return Behaviors.receive(ConnectionCommand.class)
                     .onMessage(ConnectDone.class, done -> c.connectDone(command, done.res()))
@@ -372,9 +373,7 @@ public final class TcpConnection {
     private Behavior<ConnectionCommand> readControl(ReadControl control) {
         suspended = control == ReadControl.SUSPEND_READING;
         if (suspended && reading == Reading.ARMED && !wantsReading()) {
-            long userData = recv.userData();
-            loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
-                    res -> { }));
+            loop.issuer().issue(SimpleOp.cancel(recv.userData()));
             reading = Reading.CANCELLING;
         } else {
             readIfWanted(); // while a cancel is in flight the recv's end re-arms it, if reading is wanted by then
@@ -469,7 +468,7 @@ public final class TcpConnection {
     private void releaseFile(WriteCommand w) {
         if (w instanceof WriteFile file && file.closeAfter() && openFiles().closing(file.file())) {
             if (loop.inLoop()) {
-                loop.issuer().issue(new TcpOps.Close(file.file().fd(), res -> { }));
+                loop.issuer().issue(TcpOps.close(file.file().fd()));
             } else {
                 Sockets.close(file.file().fd());
             }
@@ -638,8 +637,7 @@ public final class TcpConnection {
         if (peerEnded) {
             return finish(ConfirmedClosed.INSTANCE);
         }
-        loop.issuer().issue(new TcpOps.Simple(Opcode.SHUTDOWN, sqe -> sqe.prepShutdown(fd, OpFlags.SHUT_WR), null,
-                res -> { }));
+        loop.issuer().issue(TcpOps.unanswered(Opcode.SHUTDOWN, sqe -> sqe.prepShutdown(fd, OpFlags.SHUT_WR)));
         phase = Phase.AWAITING_PEER_CLOSE;
         readIfWanted(); // the peer's end of stream must be seen, registered or not, suspended or not
         return Behaviors.same();
@@ -678,8 +676,8 @@ public final class TcpConnection {
             sending.stop();
         }
         if (recv != null || sending != null) {
-            loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
-                    sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
+            loop.issuer().issue(TcpOps.unanswered(Opcode.ASYNC_CANCEL,
+                    sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL)));
         }
     }
 
@@ -693,7 +691,7 @@ public final class TcpConnection {
             queue.forEach(this::releaseFile); // what was not sent gives back the files it was given
             queue.clear();
             ActorRef<ConnectionCommand> self = ctx.getSelf();
-            loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
+            loop.issuer().issue(TcpOps.close(fd, res -> self.tell(new CloseDone(res))));
         }
         return Behaviors.same();
     }
@@ -719,10 +717,10 @@ public final class TcpConnection {
         countClosed();
         if (loop.inLoop()) {
             cancelInFlight();
-            loop.issuer().issue(new TcpOps.Close(fd, res -> { }));
+            loop.issuer().issue(TcpOps.close(fd));
             if (pipe != null) { // after the cancel: a splice still queued could otherwise find another file there
-                loop.issuer().issue(new TcpOps.Close(pipe.readEnd(), res -> { }));
-                loop.issuer().issue(new TcpOps.Close(pipe.writeEnd(), res -> { }));
+                loop.issuer().issue(TcpOps.close(pipe.readEnd()));
+                loop.issuer().issue(TcpOps.close(pipe.writeEnd()));
             }
         } else {
             Sockets.close(fd);

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -9,7 +10,6 @@ import dev.uringactors.actors.tcp.TcpProtocol.ResumeAccepting;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
-import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -137,9 +137,7 @@ public final class TcpListener {
     }
 
     private void cancelAccept() {
-        long userData = accept.userData();
-        loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
-                res -> { }));
+        loop.issuer().issue(SimpleOp.cancel(accept.userData()));
     }
 
     private Behavior<ListenerCommand> listening() {
