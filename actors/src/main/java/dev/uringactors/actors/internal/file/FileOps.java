@@ -214,7 +214,7 @@ public final class FileOps {
         }
 
         @Override
-        protected void drained(int res) {
+        protected void drained(int res, int flags) {
             if (res >= 0 && !registered) { // a registered file goes with the ring's table
                 Sockets.close(res);
             }

@@ -97,7 +97,7 @@ final class TcpOps {
         }
 
         @Override
-        protected void drained(int res) {
+        protected void drained(int res, int flags) {
             if (res >= 0) {
                 Sockets.close(res);
             }
@@ -149,6 +149,14 @@ final class TcpOps {
         @Override
         protected void fail(Throwable cause) {
             connection.tell(new TcpConnection.RecvEnded(CANCELLED));
+        }
+
+        /** Nobody reads what still arrives: its buffer goes back to the ring. */
+        @Override
+        protected void drained(int res, int flags) {
+            if (res > 0 && (flags & CqeFlags.F_BUFFER) != 0) {
+                buffers.take(flags, res);
+            }
         }
     }
 
