@@ -38,7 +38,7 @@ import java.util.function.Consumer;
  */
 public final class TcpListener {
     sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, NotHandedOut,
-            InjectFailure, RingClosed {
+            RingClosed {
     }
 
     record Accepted(int fd) implements Internal {
@@ -54,9 +54,6 @@ public final class TcpListener {
 
     /** The ring closed for good: the listener stops, and its group closes the socket no ring accepts on. */
     enum RingClosed implements Internal { INSTANCE }
-
-    /** For tests: fail as an unexpected accept error would. */
-    enum InjectFailure implements Internal { INSTANCE }
 
     /** An accept ended with an errno that says the listening socket is not what it was. */
     static final class AcceptFailedException extends RuntimeException {
@@ -152,9 +149,6 @@ public final class TcpListener {
                 .onMessageEquals(NotHandedOut.INSTANCE, () -> resume(1))
                 .onMessage(Unbind.class, this::unbind)
                 .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
-                .onMessageEquals(InjectFailure.INSTANCE, () -> {
-                    throw new AcceptFailedException("injected failure");
-                })
                 .onSignal(Terminated.class, t -> stopWhenDone())
                 .onSignal(PreRestart.class, s -> {
                     loop.unsubscribe(ringEvents);
