@@ -10,7 +10,7 @@ import dev.uringactors.ring.Sqe;
  * its final completion.
  */
 public class SimpleOp extends RingOp {
-    /** Where a simple op's outcome goes: exactly one of the two is called, once. */
+    /** Where a simple op's outcome goes: one of the two is called, once; {@code failed} also after a throw. */
     public interface Outcome {
         /** Nobody waits for the outcome (a cancel, a shutdown whose effect shows on the socket). */
         Outcome IGNORED = new Outcome() {
@@ -70,11 +70,12 @@ public class SimpleOp extends RingOp {
         prep.prepare(sqe);
     }
 
+    /** An outcome that throws has not answered (telling is its last act): the issuer then fails the op with it. */
     @Override
     protected boolean complete(int res, int flags, int ringFlags) {
         if (!answered) {
-            answered = true;
             outcome.completed(res, ringFlags);
+            answered = true;
         }
         return true;
     }

@@ -8,9 +8,9 @@ import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
-import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.AfterAll;
@@ -49,12 +49,13 @@ class FailingCompletionTest {
 
     @Test
     void aSingleShotOpIsAnsweredWithTheExceptionAndTheRingServesOn() throws Exception {
-        ThrowingOp op = new ThrowingOp(Opcode.NOP, Sqe::prepNop);
-        issue(op);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(op.answer));
+        ThrowingOutcome outcome = new ThrowingOutcome();
+        TrackedOp nop = new TrackedOp(Opcode.NOP, Sqe::prepNop, outcome);
+        issue(nop);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
         assertSame(BUG, e.getCause());
-        TestRings.get(op.released);
-        assertEquals(1, op.completions.get());
+        TestRings.get(nop.released);
+        assertEquals(1, outcome.completions.get());
         assertRingServes();
     }
 
@@ -63,19 +64,20 @@ class FailingCompletionTest {
         int listener = Sockets.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16, false);
         try {
             InetSocketAddress address = Sockets.localAddress(listener);
-            ThrowingOp accept = new ThrowingOp(Opcode.ACCEPT,
-                    sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC));
+            ThrowingOutcome outcome = new ThrowingOutcome();
+            TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
+                    sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), outcome);
             issue(accept);
             try (Socket first = new Socket(address.getAddress(), address.getPort())) {
-                ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(accept.answer));
+                ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
                 assertSame(BUG, e.getCause());
                 TestRings.get(accept.released); // the multishot accept was cancelled: its final completion came
             }
             try (Socket later = new Socket(address.getAddress(), address.getPort())) {
                 assertRingServes(); // and the accept that failed takes no connection any more
             }
-            assertEquals(1, accept.completions.get(), "completions handled after the failure");
-            assertEquals(1, accept.failures.get(), "answers with a failure");
+            assertEquals(1, outcome.completions.get(), "completions handled, none after the failure");
+            assertEquals(1, outcome.failures.get(), "answers with a failure");
         } finally {
             Sockets.close(listener);
         }
@@ -91,47 +93,46 @@ class FailingCompletionTest {
                 Duration.ofSeconds(10), kit.system().scheduler()));
     }
 
-    /** An op whose completion throws; it closes what an accept gives it, and says what happened to it. */
-    private static final class ThrowingOp extends RingOp {
+    /** Throws at each completion, as a bug would, after closing the fd an accept gave it; says what reached it. */
+    private static final class ThrowingOutcome implements SimpleOp.Outcome {
         final CompletableFuture<Void> answer = new CompletableFuture<>();
-        final CompletableFuture<Void> released = new CompletableFuture<>();
         final AtomicInteger completions = new AtomicInteger();
         final AtomicInteger failures = new AtomicInteger();
-        private final Opcode opcode;
-        private final Prep prep;
-
-        ThrowingOp(Opcode opcode, Prep prep) {
-            this.opcode = opcode;
-            this.prep = prep;
-        }
 
         @Override
-        protected Opcode opcode() {
-            return opcode;
-        }
-
-        @Override
-        protected void prepare(Sqe sqe) {
-            prep.prepare(sqe);
-        }
-
-        @Override
-        protected boolean complete(int res, int flags, int ringFlags) {
+        public void completed(int res, int ringFlags) {
             completions.incrementAndGet();
-            drained(res, flags);
+            TrackedOp.closeAccepted(res);
             throw BUG;
         }
 
         @Override
-        protected void fail(Throwable cause) {
+        public void failed(Throwable cause) {
             failures.incrementAndGet();
             answer.completeExceptionally(cause);
+        }
+    }
+
+    /** A simple op that says when it is released, and closes what an accept still brings after its failure. */
+    private static final class TrackedOp extends SimpleOp {
+        final CompletableFuture<Void> released = new CompletableFuture<>();
+        private final Opcode opcode;
+
+        TrackedOp(Opcode opcode, Prep prep, Outcome outcome) {
+            super(opcode, Admission.EXEMPT, prep, null, outcome);
+            this.opcode = opcode;
+        }
+
+        static void closeAccepted(int res) {
+            if (res > 0) {
+                Sockets.close(res);
+            }
         }
 
         @Override
         protected void drained(int res, int flags) {
-            if (opcode == Opcode.ACCEPT && res >= 0) {
-                Sockets.close(res);
+            if (opcode == Opcode.ACCEPT) {
+                closeAccepted(res);
             }
         }
 
