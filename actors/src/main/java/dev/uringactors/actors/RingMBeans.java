@@ -1,13 +1,25 @@
 package dev.uringactors.actors;
 
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.AttributeNotFoundException;
+import javax.management.DynamicMBean;
 import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The {@link RingMXBean}s of one extension: registered at its start, unregistered at its shutdown. */
+/**
+ * One MBean per ring with {@code uring.jmx = on}, named {@code dev.uringactors:type=Ring,system=<actor
+ * system>-<n>,ring=<i>}: its attributes are the ring's index ({@code Ring}), its wait strategy
+ * ({@code WaitStrategy}) and the {@link RingFigure}s, read on the ring's thread; a JMX client that reads several at
+ * once sees one snapshot. Registered at the extension's start, unregistered at its shutdown.
+ */
 final class RingMBeans {
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     private final List<ObjectName> names = new ArrayList<>();
@@ -38,105 +50,77 @@ final class RingMBeans {
         names.clear();
     }
 
-    /** One ring's bean, over the snapshots: a client reading every attribute asks the ring once. */
-    private record Bean(RingStatsSnapshots snapshots, int ring) implements RingMXBean {
-        private RingLoopStats stats() {
-            return snapshots.get(ring);
+    /**
+     * One ring's bean, over the snapshots (a client reading every attribute asks the ring once): the ring's index,
+     * its wait strategy, and an attribute per {@link RingFigure}.
+     */
+    private record Bean(RingStatsSnapshots snapshots, int ring) implements DynamicMBean {
+        private static final String RING = "Ring";
+        private static final String WAIT_STRATEGY = "WaitStrategy";
+        private static final MBeanInfo INFO = info();
+
+        private static MBeanInfo info() {
+            List<MBeanAttributeInfo> attributes = new ArrayList<>();
+            attributes.add(new MBeanAttributeInfo(RING, "int", "the ring's index in the extension", true, false,
+                    false));
+            attributes.add(new MBeanAttributeInfo(WAIT_STRATEGY, String.class.getName(),
+                    "how the ring thread waits: interrupt, classic or hybrid", true, false, false));
+            for (RingFigure figure : RingFigure.ALL) {
+                attributes.add(new MBeanAttributeInfo(figure.attribute(), "long", figure.description(), true, false,
+                        false));
+            }
+            return new MBeanInfo(Bean.class.getName(), "one ring's counters (uring.jmx)",
+                    attributes.toArray(MBeanAttributeInfo[]::new), null, null, null);
         }
 
         @Override
-        public int getRing() {
-            return ring;
+        public Object getAttribute(String name) throws AttributeNotFoundException {
+            if (name.equals(RING)) {
+                return ring;
+            }
+            RingLoopStats stats = snapshots.get(ring);
+            if (name.equals(WAIT_STRATEGY)) {
+                return stats.waitStrategy();
+            }
+            for (RingFigure figure : RingFigure.ALL) {
+                if (figure.attribute().equals(name)) {
+                    return figure.value().applyAsLong(stats);
+                }
+            }
+            throw new AttributeNotFoundException(name);
         }
 
         @Override
-        public int getGeneration() {
-            return stats().generation();
+        public AttributeList getAttributes(String[] names) {
+            AttributeList values = new AttributeList();
+            for (String name : names) {
+                try {
+                    values.add(new Attribute(name, getAttribute(name)));
+                } catch (AttributeNotFoundException e) {
+                    // as JMX has it: an unknown name is left out
+                }
+            }
+            return values;
         }
 
         @Override
-        public String getWaitStrategy() {
-            return stats().waitStrategy();
+        public void setAttribute(Attribute attribute) throws AttributeNotFoundException {
+            throw new AttributeNotFoundException(attribute.getName() + " is read-only");
         }
 
         @Override
-        public long getEnters() {
-            return stats().ringStats().enters();
+        public AttributeList setAttributes(AttributeList attributes) {
+            return new AttributeList(); // none is writable
         }
 
         @Override
-        public long getSubmitted() {
-            return stats().ringStats().submitted();
+        public Object invoke(String action, Object[] params, String[] signature) throws ReflectionException {
+            throw new ReflectionException(new NoSuchMethodException(action), "the bean has no operations");
         }
 
         @Override
-        public long getCompletions() {
-            return stats().ringStats().completions();
-        }
-
-        @Override
-        public long getOverflowFlushes() {
-            return stats().ringStats().overflowFlushes();
-        }
-
-        @Override
-        public long getDroppedCompletions() {
-            return stats().ringStats().droppedCompletions();
-        }
-
-        @Override
-        public long getWakeSignals() {
-            return stats().wakeSignals();
-        }
-
-        @Override
-        public long getTurns() {
-            return stats().turns();
-        }
-
-        @Override
-        public long getTasksRun() {
-            return stats().tasksRun();
-        }
-
-        @Override
-        public long getRequestsInFlight() {
-            return stats().requestsInFlight();
-        }
-
-        @Override
-        public int getBacklog() {
-            return stats().backlog();
-        }
-
-        @Override
-        public long getCpuTimeNanos() {
-            return stats().cpuTimeNanos();
-        }
-
-        @Override
-        public long getStuckTasks() {
-            return stats().stuckTasks();
-        }
-
-        @Override
-        public long getOpenConnections() {
-            return stats().tcp().openConnections();
-        }
-
-        @Override
-        public long getRecvBufferShortages() {
-            return stats().tcp().recvBufferShortages();
-        }
-
-        @Override
-        public long getWritesRefused() {
-            return stats().tcp().writesRefused();
-        }
-
-        @Override
-        public long getAcceptBackoffs() {
-            return stats().tcp().acceptBackoffs();
+        public MBeanInfo getMBeanInfo() {
+            return INFO;
         }
     }
 }

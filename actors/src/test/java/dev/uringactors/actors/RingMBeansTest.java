@@ -13,11 +13,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
+import javax.management.AttributeList;
+import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The rings' counters over JMX: one bean per ring while the system runs, moving with the work, gone after. */
@@ -40,7 +46,8 @@ class RingMBeansTest {
             assertEquals(2, beans.size(), beans.toString());
             ObjectName ring0 = beans.stream().filter(n -> n.getKeyProperty("ring").equals("0")).findFirst()
                     .orElseThrow();
-            assertEquals(1, SERVER.getAttribute(ring0, "Generation"));
+            assertEquals(1L, SERVER.getAttribute(ring0, "Generation"));
+            assertEquals(0, SERVER.getAttribute(ring0, "Ring"));
             assertEquals("interrupt", SERVER.getAttribute(ring0, "WaitStrategy"));
             long before = (Long) SERVER.getAttribute(ring0, "Completions");
             TestProbe<StatusReply<Done>> probe = kit.createTestProbe();
@@ -60,6 +67,28 @@ class RingMBeansTest {
             kit.shutdownTestKit();
         }
         assertTrue(beansOf("jmx-test").isEmpty(), "unregistered at shutdown");
+    }
+
+    @Test
+    void theAttributesAreTheRingFiguresEachReadable() throws Exception {
+        ActorTestKit kit = ActorTestKit.create("jmx-figures-test", ConfigFactory.parseString(
+                "uring { rings = 1, jmx = on }").withFallback(ConfigFactory.load()));
+        try {
+            UringExtension.get(kit.system());
+            ObjectName ring0 = beansOf("jmx-figures-test").iterator().next();
+            List<String> names = Arrays.stream(SERVER.getMBeanInfo(ring0).getAttributes())
+                    .map(MBeanAttributeInfo::getName).toList();
+            List<String> expected = new ArrayList<>(List.of("Ring", "WaitStrategy"));
+            RingFigure.ALL.forEach(f -> expected.add(f.attribute()));
+            assertEquals(expected, names);
+            AttributeList values = SERVER.getAttributes(ring0, names.toArray(String[]::new));
+            assertEquals(names.size(), values.size(), "every attribute is read: " + values);
+            for (RingFigure figure : RingFigure.ALL) {
+                assertInstanceOf(Long.class, SERVER.getAttribute(ring0, figure.attribute()), figure.attribute());
+            }
+        } finally {
+            kit.shutdownTestKit();
+        }
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.uringactors.micrometer;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.RingFigure;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.RequiresIoUring;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,6 +51,27 @@ class UringMeterBinderTest {
             assertTrue(after >= before + 500, "completions " + before + " -> " + after + " (snapshots live 1 s)");
             assertTrue(registry.get("uring.ring.sqes").tag("ring", "1").functionCounter().count() >= 500);
             assertTrue(registry.get("uring.ring.cpu").tag("ring", "1").functionCounter().count() > 0);
+        } finally {
+            kit.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void everyRingFigureIsAMeterOfEachRing() {
+        ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
+                .withFallback(ConfigFactory.load()));
+        try {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new UringMeterBinder(UringExtension.get(kit.system())).bindTo(registry);
+            for (RingFigure figure : RingFigure.ALL) {
+                for (String ring : List.of("0", "1")) {
+                    Meter meter = registry.get(figure.meter()).tag("ring", ring).meter();
+                    assertEquals(figure.kind() == RingFigure.Kind.LEVEL ? Meter.Type.GAUGE : Meter.Type.COUNTER,
+                            meter.getId().getType(), figure.meter());
+                    assertEquals(figure.description(), meter.getId().getDescription());
+                }
+            }
+            assertEquals(2 * RingFigure.ALL.size(), registry.getMeters().size(), "no meter besides the figures");
         } finally {
             kit.shutdownTestKit();
         }

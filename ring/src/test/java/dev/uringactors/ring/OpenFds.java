@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -15,30 +16,54 @@ public final class OpenFds {
     }
 
     public static long all() {
-        return count(false);
+        return count(fd -> true);
     }
 
     /** Only sockets (a link that reads {@code socket:[inode]}). */
     public static long sockets() {
-        return count(true);
+        return count(fd -> target(fd).startsWith("socket:"));
     }
 
-    private static long count(boolean socketsOnly) {
+    /** Only the files in or beneath {@code dir}: what a test's own files hold, whatever else the JVM opens. */
+    public static long under(Path dir) {
+        return count(isUnder(dir));
+    }
+
+    private static Predicate<Path> isUnder(Path dir) {
+        String prefix = realPath(dir) + "/";
+        return fd -> target(fd).startsWith(prefix);
+    }
+
+    private static long count(Predicate<Path> which) {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.filter(fd -> !socketsOnly || isSocket(fd)).count();
+            return fds.filter(which).count();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private static boolean isSocket(Path fd) {
-        return target(fd).startsWith("socket:");
+    private static Path realPath(Path dir) {
+        try {
+            return dir.toRealPath(); // the links name the real path
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Every open fd with what it is, for a failure message: which one was left open says why. */
     public static String describe() {
+        return describe(fd -> true);
+    }
+
+    /** The open fds on files in or beneath {@code dir}, with what they are. */
+    public static String describeUnder(Path dir) {
+        return describe(isUnder(dir));
+    }
+
+    private static String describe(Predicate<Path> which) {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.map(fd -> fd.getFileName() + " -> " + target(fd)).sorted().collect(Collectors.joining(", "));
+            return fds.filter(which).map(fd -> fd.getFileName() + " -> " + target(fd)).sorted()
+                    .collect(Collectors.joining(", "));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -94,7 +94,11 @@ public final class RingProtocol {
     public record StatFile(FileHandle file, ActorRef<StatusReply<FileStat>> replyTo) implements Command {
     }
 
-    /** Closes a file; once its requests have completed, the fd is closed with CLOSE. */
+    /**
+     * Closes a file with CLOSE, sent at once behind the file's earlier requests, which complete as if the file were
+     * still open (each in the kernel holds its own reference to it); later requests with the handle fail with
+     * {@link java.nio.channels.ClosedChannelException}.
+     */
     public record Close(FileHandle file, ActorRef<StatusReply<Done>> replyTo) implements Command {
     }
 }

@@ -116,7 +116,13 @@ public final class UringFiles {
         return ask(file.ring(), replyTo -> new RingProtocol.StatFile(file, replyTo));
     }
 
-    /** Closes the file once its requests have completed. */
+    /**
+     * Closes the file. The CLOSE goes to the ring at once, not once the file's requests have completed: it queues
+     * behind the requests sent before it (a CLOSE waits its turn at the admission limit, and is never refused), and
+     * a request already in the kernel holds its own reference to the file, so each of those completes as if the
+     * file were still open. A request sent with the handle after the close fails with
+     * {@link java.nio.channels.ClosedChannelException}. Completes once the fd is closed.
+     */
     public CompletionStage<Done> close(FileHandle file) {
         return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
     }

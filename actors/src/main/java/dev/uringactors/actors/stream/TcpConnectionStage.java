@@ -18,6 +18,7 @@ import org.apache.pekko.stream.FlowShape;
 import org.apache.pekko.stream.Inlet;
 import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.StreamTcpException;
+import org.apache.pekko.stream.SubscriptionWithCancelException;
 import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
 import org.apache.pekko.stream.stage.AbstractInHandler;
 import org.apache.pekko.stream.stage.AbstractOutHandler;
@@ -110,10 +111,7 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
 
                 @Override
                 public void onUpstreamFailure(Throwable e) {
-                    if (connection != null) {
-                        connection.tell(CloseCommand.ABORT);
-                    }
-                    failStage(e);
+                    abort(e);
                 }
             });
             setHandler(out, new AbstractOutHandler() {
@@ -124,6 +122,10 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
 
                 @Override
                 public void onDownstreamFinish(Throwable cause) {
+                    if (!(cause instanceof SubscriptionWithCancelException.NonFailureCancellation)) {
+                        abort(cause); // the handler failed: what it still had to say is lost anyway
+                        return;
+                    }
                     cancel(in);
                     if (connection != null) {
                         connection.tell(CloseCommand.CLOSE); // its Closed event ends the stage
@@ -218,18 +220,27 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
                 connectionDone = true;
                 deliver();
             } else if (event instanceof CommandFailed f) {
-                if (f.command() instanceof TcpProtocol.Connect) {
-                    connected.completeExceptionally(f.cause());
-                } else {
-                    connection.tell(CloseCommand.ABORT); // a failed stage leaves no socket behind
-                }
-                fail(new StreamTcpException("TCP command failed: " + f.cause().getMessage()));
+                connected.completeExceptionally(f.cause()); // a failed Connect says why; else it is done already
+                abort(new StreamTcpException("TCP command failed: " + f.cause().getMessage()));
             }
         }
 
+        /** The connection has ended: the stage fails. */
         private void fail(StreamTcpException e) {
             connected.completeExceptionally(e);
             failStage(e);
+        }
+
+        /**
+         * The stream failed: the connection is aborted (RST, queued writes dropped), not closed after its writes,
+         * which a peer that reads nothing would never take; a failed stage leaves no socket behind.
+         */
+        private void abort(Throwable cause) {
+            if (connection != null) {
+                connection.tell(CloseCommand.ABORT);
+            }
+            connected.completeExceptionally(cause);
+            failStage(cause);
         }
 
         private void pullIfRoom() {

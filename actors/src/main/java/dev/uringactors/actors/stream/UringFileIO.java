@@ -1,6 +1,10 @@
 package dev.uringactors.actors.stream;
 
 import org.apache.pekko.stream.IOResult;
+import org.apache.pekko.stream.Inlet;
+import org.apache.pekko.stream.Outlet;
+import org.apache.pekko.stream.SinkShape;
+import org.apache.pekko.stream.SourceShape;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -51,7 +55,8 @@ public final class UringFileIO {
         if (startPosition < 0) {
             throw new IllegalArgumentException("startPosition must not be negative: " + startPosition);
         }
-        return Source.fromGraph(new FileSourceStage(path, chunkSize, startPosition));
+        return Source.fromGraph(new FileStage<>(SourceShape.of(Outlet.<ByteString>create("UringFileSource.out")),
+                (shape, result) -> new FileSourceLogic(shape, result, path, chunkSize, startPosition)));
     }
 
     /** Writes the stream to {@code path}, creating it or replacing its contents. */
@@ -62,6 +67,7 @@ public final class UringFileIO {
 
     /** Writes the stream to {@code path} opened with {@code options} (APPEND appends at the end). */
     public static Sink<ByteString, CompletionStage<IOResult>> toPath(Path path, Set<? extends OpenOption> options) {
-        return Sink.fromGraph(new FileSinkStage(path, options));
+        return Sink.fromGraph(new FileStage<>(SinkShape.of(Inlet.<ByteString>create("UringFileSink.in")),
+                (shape, result) -> new FileSinkLogic(shape, result, path, options)));
     }
 }

@@ -1,20 +1,30 @@
 package dev.uringactors.actors.file;
 
+import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletionStage;
 
+import static dev.uringactors.actors.TestRings.assertFailsWith;
 import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -44,6 +54,37 @@ class UringFilesTest {
         assertEquals("uring-ring-" + file.ring(), get(copied));
         assertEquals("uring-ring-" + file.ring(), get(lent));
         get(files.close(file));
+    }
+
+    /**
+     * A close is sent at once, not held until the file's requests have completed: the reads sent before it, some
+     * of them still waiting for admission, read the file all the same, and a request sent after it is refused.
+     */
+    @Test
+    void aCloseSentRightAfterReadsLetsThemReadTheFileAndRefusesLaterRequests() throws Exception {
+        ActorTestKit limited = ActorTestKit.create(ConfigFactory.parseString(
+                "uring { rings = 1, admission.max-in-flight = 4 }").withFallback(ConfigFactory.load()));
+        try {
+            UringFiles limitedFiles = UringFiles.get(limited.system());
+            byte[] content = new byte[64 * 1024];
+            new Random(19).nextBytes(content);
+            Path path = Files.write(dir.resolve("read-then-closed"), content);
+            FileHandle file = get(limitedFiles.open(path));
+            List<CompletionStage<ByteString>> reads = new ArrayList<>();
+            for (int at = 0; at < content.length; at += 4096) {
+                reads.add(limitedFiles.read(file, at, 4096));
+            }
+            CompletionStage<Done> closed = limitedFiles.close(file);
+            CompletionStage<ByteString> later = limitedFiles.read(file, 0, 4096);
+            for (int i = 0; i < reads.size(); i++) {
+                assertArrayEquals(Arrays.copyOfRange(content, i * 4096, (i + 1) * 4096), get(reads.get(i)).toArray(),
+                        "read " + i);
+            }
+            get(closed);
+            assertFailsWith(ClosedChannelException.class, later);
+        } finally {
+            limited.shutdownTestKit();
+        }
     }
 
     /**

@@ -2,8 +2,10 @@ package dev.uringactors.actors.stream;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
@@ -28,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -114,6 +117,36 @@ class UringTcpStreamsTest {
         Inet.SocketOption unknown = new Inet.SocketOption() { };
         assertThrows(IllegalArgumentException.class, () -> tcp().bind("127.0.0.1", 0, 0, List.of(unknown), false,
                 Optional.empty()));
+    }
+
+    /**
+     * A handler whose input side fails cancels the connection's output with that failure: the connection is
+     * aborted at once, even with writes that a peer reading nothing will never take (a graceful close would wait
+     * for them for ever).
+     */
+    @Test
+    void aHandlerThatFailsWhileItsWritesWaitAbortsTheConnectionAtOnce() throws Exception {
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        Flow<ByteString, ByteString, NotUsed> handler = Flow.fromSinkAndSource(
+                Sink.foreach(b -> {
+                    failed.complete(null);
+                    throw new IllegalStateException("the handler's input failed");
+                }),
+                Source.repeat(ByteString.fromArray(new byte[64 * 1024]))); // more than the small buffers take
+        UringTcp.ServerBinding binding = await(tcp().bind("127.0.0.1", 0, 64, List.of(TcpSO.sendBufferSize(4096)),
+                        false, Optional.empty())
+                .to(Sink.foreach(c -> c.handleWith(handler, testKit.system())))
+                .run(testKit.system()));
+        long before = OpenFds.sockets();
+        try (Socket client = new Socket()) {
+            client.setReceiveBufferSize(4096);
+            client.connect(binding.localAddress());
+            client.getOutputStream().write(1); // the handler fails on it; the client reads nothing
+            await(failed);
+            assertEquals(before + 1, OpenFds.awaitAtMost(before + 1, OpenFds::sockets),
+                    "only the client's end of the connection is open");
+        }
+        await(binding.unbind());
     }
 
     @Test

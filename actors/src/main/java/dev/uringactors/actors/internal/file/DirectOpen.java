@@ -80,7 +80,7 @@ final class DirectOpen {
 
     private void refuse(Throwable cause) {
         if (files.closing(file)) {
-            loop.issuer().issue(new FileOps.CloseFile(file, closeReplies));
+            loop.issuer().issue(FileOps.closeFile(file, closeReplies));
         }
         replyTo.tell(StatusReply.error(cause));
     }

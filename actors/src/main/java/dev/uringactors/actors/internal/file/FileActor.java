@@ -82,7 +82,7 @@ final class FileActor {
 
     private Behavior<Command> behavior() {
         return Behaviors.receive(Command.class)
-                .onMessage(Nop.class, m -> issue(new FileOps.DoneOp(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
+                .onMessage(Nop.class, m -> issue(FileOps.done(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
                 .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
                 .onMessage(Read.class, this::read)
@@ -139,7 +139,7 @@ final class FileActor {
         }
         FileHandle file = m.file();
         int flags = file.registered() ? SqeFlags.FIXED_FILE : 0;
-        return issue(new FileOps.DoneOp(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
+        return issue(FileOps.done(Opcode.FSYNC, file.path().toString(), sqe -> sqe.prepFsync(file.fd(),
                 m.dataOnly() ? OpFlags.FSYNC_DATASYNC : 0).flags(flags), m.replyTo()));
     }
 
@@ -155,7 +155,7 @@ final class FileActor {
     }
 
     private Behavior<Command> close(Close m) {
-        return openFiles.closing(m.file()) ? issue(new FileOps.CloseFile(m.file(), m.replyTo()))
+        return openFiles.closing(m.file()) ? issue(FileOps.closeFile(m.file(), m.replyTo()))
                 : reject(m.replyTo(), new ClosedChannelException());
     }
 

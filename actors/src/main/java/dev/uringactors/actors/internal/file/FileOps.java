@@ -4,8 +4,12 @@ import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.internal.issue.BufferPool;
+import dev.uringactors.actors.internal.issue.CloseOp;
 import dev.uringactors.actors.internal.issue.FixedBuffers;
 import dev.uringactors.actors.internal.issue.ReplyOp;
+import dev.uringactors.actors.internal.issue.RingOp.Admission;
+import dev.uringactors.actors.internal.issue.RingOp.Prep;
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
@@ -15,6 +19,7 @@ import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
 import dev.uringactors.ring.Statx;
+import dev.uringactors.ring.UringException;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
@@ -35,73 +40,29 @@ public final class FileOps {
     private FileOps() {
     }
 
-    /** An op whose answer is only that it succeeded: NOP, FSYNC, and CLOSE ({@link CloseFile}). */
-    static class DoneOp extends ReplyOp<Done> {
-        private final Opcode opcode;
-        private final String target;
-        private final Prep prep;
-
-        /** {@code target} names what the op works on in error messages, or is null. */
-        DoneOp(Opcode opcode, String target, Prep prep, ActorRef<StatusReply<Done>> replyTo) {
-            super(replyTo);
-            this.opcode = opcode;
-            this.target = target;
-            this.prep = prep;
-        }
-
-        @Override
-        protected Opcode opcode() {
-            return opcode;
-        }
-
-        @Override
-        protected void prepare(Sqe sqe) {
-            prep.prepare(sqe);
-        }
-
-        @Override
-        protected Admission admission() {
-            return Admission.REQUEST;
-        }
-
-        @Override
-        protected Done result(int res) {
-            return Done.getInstance();
-        }
-
-        @Override
-        protected String target() {
-            return target;
-        }
+    /** A NOP or an FSYNC: a caller's request, answered with Done or the typed failure. */
+    static SimpleOp done(Opcode opcode, String target, Prep prep, ActorRef<StatusReply<Done>> replyTo) {
+        return new SimpleOp(opcode, Admission.REQUEST, prep, null, new DoneReply(opcode, target, replyTo));
     }
 
-    /** CLOSE of a file; where the ring can no longer take it, close(2) runs directly: no fd outlives its handle. */
-    static final class CloseFile extends DoneOp {
-        private final FileHandle file;
+    /** CLOSE of a file: counted, in order behind the reads queued before it, and never refused: it must happen. */
+    static CloseOp closeFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
+        return new CloseOp(file.fd(), file.registered(), Admission.REQUEST_NEVER_REFUSED,
+                new DoneReply(Opcode.CLOSE, file.path().toString(), replyTo));
+    }
 
-        CloseFile(FileHandle file, ActorRef<StatusReply<Done>> replyTo) {
-            super(Opcode.CLOSE, file.path().toString(), sqe -> prepClose(sqe, file), replyTo);
-            this.file = file;
-        }
-
-        private static void prepClose(Sqe sqe, FileHandle file) {
-            if (file.registered()) {
-                sqe.prepCloseDirect(file.fd());
-            } else {
-                sqe.prepClose(file.fd());
-            }
-        }
-
-        /** A close must follow the reads queued before it, and must happen. */
+    /** Answers a simple file op's requester: Done, the typed failure of a negative result, or the ring's failure. */
+    private record DoneReply(Opcode opcode, String target, ActorRef<StatusReply<Done>> replyTo)
+            implements SimpleOp.Outcome {
         @Override
-        protected Admission admission() {
-            return Admission.REQUEST_NEVER_REFUSED;
+        public void completed(int res, int ringFlags) {
+            replyTo.tell(res < 0 ? StatusReply.error(UringException.ofResult(opcode, res, target, ringFlags))
+                    : StatusReply.success(Done.getInstance()));
         }
 
-        /** The ring is closed: a plain fd is closed directly; a registered file went with the ring's table. */
         @Override
-        protected void refuse(Throwable cause) {
-            complete(file.registered() ? 0 : Sockets.close(file.fd()), 0, 0);
+        public void failed(Throwable cause) {
+            replyTo.tell(StatusReply.error(cause));
         }
     }
 
@@ -253,7 +214,7 @@ public final class FileOps {
         }
 
         @Override
-        protected void drained(int res) {
+        protected void drained(int res, int flags) {
             if (res >= 0 && !registered) { // a registered file goes with the ring's table
                 Sockets.close(res);
             }

@@ -264,15 +264,14 @@ public final class RingIssuer implements CompletionHandler {
             due.completed(op, System.nanoTime());
         }
         boolean done = true;
-        try {
-            if (draining) {
-                op.drained(res);
-            } else {
+        if (draining || op.completionFailed) {
+            op.drained(res, flags);
+        } else {
+            try {
                 done = op.complete(res, flags, generation.ringFor(op).setupFlags());
+            } catch (RuntimeException e) {
+                completionFailed(op, res, flags, e);
             }
-        } catch (RuntimeException e) {
-            // A bug in one op's completion must not fail the ring and everything else in flight.
-            log.error("completion of {} (res {}) failed", op.opcode(), res, e);
         }
         if (done) {
             if (CqeFlags.isFinal(flags)) {
@@ -280,6 +279,24 @@ public final class RingIssuer implements CompletionHandler {
             }
         } else if (!backlog.isEmpty() || !tryPrepare(op)) {
             backlog.add(op); // a short write goes on where it stopped
+        }
+    }
+
+    /**
+     * A bug in one op's completion must not fail the ring, nor leave its requester waiting: the op is answered with
+     * the exception, and ends. What the kernel still posts for it is drained (a multishot op is cancelled, so that
+     * its final completion comes), never handled as an answer again.
+     */
+    private void completionFailed(RingOp op, int res, int flags, RuntimeException e) {
+        log.error("completion of {} (res {}) failed", op.opcode(), res, e);
+        op.completionFailed = true;
+        try {
+            op.fail(e);
+        } catch (RuntimeException again) {
+            log.error("answering {} with the failure of its completion failed too", op.opcode(), again);
+        }
+        if (!CqeFlags.isFinal(flags)) {
+            issue(SimpleOp.cancel(op.userData()));
         }
     }
 

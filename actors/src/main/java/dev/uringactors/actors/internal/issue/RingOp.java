@@ -37,6 +37,9 @@ public abstract class RingOp {
     /** When a timed op was put in the SQ ({@link DueCompletions}); -1 when it is not in flight. */
     long submittedAt = -1;
 
+    /** Its completion threw: it was answered with the exception, and what the kernel still posts is drained. */
+    boolean completionFailed;
+
     /** The user_data the op was given, which a cancel names. */
     public long userData() {
         return userData;
@@ -90,10 +93,11 @@ public abstract class RingOp {
     }
 
     /**
-     * A completion that arrives while the ring drains (after a fault, or at shutdown), when the op has already
-     * been answered with a failure: an op whose result is a new fd closes it, since nobody will ever hear of it.
+     * A completion that arrives when the op has already been answered with a failure: while the ring drains (after
+     * a fault, or at shutdown), or after a completion of it threw. An op whose result is a new fd closes it, since
+     * nobody will ever hear of it, and one that took a provided buffer gives it back.
      */
-    protected void drained(int res) {
+    protected void drained(int res, int flags) {
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.uringactors.actors.internal.issue.SqPollGroup;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.EventFd;
 import dev.uringactors.ring.wait.WaitStrategy;
+import org.apache.pekko.dispatch.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -251,11 +252,23 @@ public final class RingLoop implements Executor {
             } catch (Throwable t) {
                 // Fatal errors escape Pekko's Mailbox.run; the ring thread must survive them.
                 log.error("task on ring {} failed", index, t);
+                stopActorOf(task);
             }
             RUNNING.setOpaque(this, (Runnable) null);
         }
         tasksRun += ran;
         return ran;
+    }
+
+    /**
+     * An error that escaped an actor's mailbox run (fatal to Pekko: a StackOverflowError in a stream stage, say)
+     * left the actor half-way through a message, and Pekko's supervision never saw it: the actor is stopped, so that
+     * those who watch it hear of its end now (a connection watches its stream's stage actor, and closes).
+     */
+    private static void stopActorOf(Runnable task) {
+        if (task instanceof Mailbox mailbox && mailbox.actor() != null) {
+            mailbox.actor().stop();
+        }
     }
 
     /** For the watchdog, from any thread: how many tasks have started so far. */

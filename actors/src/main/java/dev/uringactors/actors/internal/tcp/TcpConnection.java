@@ -1,7 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
-import dev.uringactors.actors.internal.file.FileRings;
-import dev.uringactors.actors.internal.file.OpenFiles;
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -14,42 +13,37 @@ import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ErrorClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.PeerClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
-import dev.uringactors.actors.tcp.TcpProtocol.Write;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
-import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
-import dev.uringactors.ring.Pipe;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.util.ByteString;
 
-import java.io.EOFException;
 import java.net.InetSocketAddress;
-import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 /**
  * One TCP connection, running on its ring's thread and issuing its own requests there: a multishot recv that
- * hands data to the handler, one send in flight with the rest queued, and a close that first cancels every
- * request on the socket and waits for their final completions, so that no buffer the kernel may still read is
- * reused and no request keeps the socket alive.
+ * hands data to the handler, its writes ({@link PendingWrites}: one piece in flight, the rest queued), and a close
+ * that first cancels every request on the socket and waits for their final completions, so that no buffer the
+ * kernel may still read is reused and no request keeps the socket alive.
  *
  * <p>Its life is a sequence of {@link Phase}s, and reading has states of its own ({@link Reading}): each event
  * means one thing in each of them. The fd is this actor's from its first instruction: a failure anywhere, in
@@ -64,6 +58,7 @@ public final class TcpConnection {
     record RecvEnded(int res) implements Internal {
     }
 
+    /** A piece of the head write was sent ({@code res} bytes), or failed. */
     record SendDone(int res) implements Internal {
     }
 
@@ -79,8 +74,8 @@ public final class TcpConnection {
 
     enum IdleCheck implements Internal { INSTANCE }
 
-    /** The register time-out started {@code number}-th: one that was cancelled after it fired is stale. */
-    record RegisterTimeout(int number) implements Internal {
+    /** A register time-out: only the one started last, and not stopped since, counts (one may fire as it stops). */
+    static final class RegisterTimeout implements Internal {
     }
 
     /**
@@ -96,28 +91,36 @@ public final class TcpConnection {
 
     /** Where the connection is in its life. */
     enum Phase {
+        /** Not announced yet: an outgoing connection's CONNECT is in flight. */
+        CONNECTING,
         /** Connected; no handler yet, so nothing is read. */
         AWAITING_REGISTRATION,
         /** Reading (unless suspended) and writing. */
         OPEN,
         /** The peer shut down its side; the handler asked to keep ours open for writing. */
         PEER_CLOSED,
-        /** Close asked for (or the peer's end of stream without keep-open): what is queued is sent first. */
+        /** A close asked for (or the peer's end of stream without keep-open): what is queued is sent, then CLOSE. */
         CLOSING_AFTER_WRITES,
+        /** A confirmed close asked for: what is queued is sent, then our side is shut down. */
+        SHUTTING_DOWN_AFTER_WRITES,
         /** A confirmed close: our side is shut down; waiting for the peer's end of stream. */
         AWAITING_PEER_CLOSE,
-        /** Done: cancelling what is in flight, then closing the fd, then telling the handler the final event. */
-        CLOSING
+        /** Cancelling every request on the socket; once their final completions are in, CLOSE. */
+        CLOSING,
+        /** The fd is being closed, or is closed: the answer of its CLOSE brings the final event. */
+        CLOSED
     }
 
-    /** The reading side: whether a recv is in flight, and whether it is being cancelled. */
+    /** The reading side: whether a recv is in flight, whether it is being cancelled, or whether all is read. */
     enum Reading {
         /** No recv in flight. */
         IDLE,
         /** A multishot recv is in flight. */
         ARMED,
         /** A cancel of the recv is in flight; the recv's final completion is still to come. */
-        CANCELLING
+        CANCELLING,
+        /** The peer's end of stream was read: nothing more will come. */
+        ENDED
     }
 
     private final ActorContext<ConnectionCommand> ctx;
@@ -126,36 +129,20 @@ public final class TcpConnection {
     private final int fd;
     private final ActorRef<Event> owner;
     private final TimerScheduler<ConnectionCommand> timers;
-    private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
-    private Phase phase = Phase.AWAITING_REGISTRATION;
+    private final PendingWrites writes;
+    private Phase phase = Phase.CONNECTING;
     private Reading reading = Reading.IDLE;
     private ActorRef<Event> handler;
     private boolean keepOpenOnPeerClosed;
+    /** The handler asked to suspend reading. */
     private boolean suspended;
-    private boolean peerEnded;
     private TcpOps.MultishotRecv recv;
-    /** The piece of the queue's head write in flight, or null. */
-    private TcpOps.Sending sending;
-    /** Bytes of the queue's head write already sent. */
-    private long headSent;
-    /** The pipe that file pieces are spliced through, opened with the first one. */
-    private Pipe pipe;
-    /** Bytes of the queued writes, which are held in memory (a WriteFile's are not). */
-    private long queuedBytes;
     private long lastActivity = System.nanoTime();
-    /** With CLOSING_AFTER_WRITES: whether the close is a confirmed one (shut down our side, wait for the peer). */
-    private boolean confirmed;
-    /** The event a graceful close ends with, once the queued writes are sent (Closed, or PeerClosed). */
-    private ConnectionClosed closeEvent = Closed.INSTANCE;
-    private ConnectionClosed finalEvent;
-    private boolean closeIssued;
-    /** Whether the connection was announced (and counted open on its ring). */
-    private boolean announced;
-    /** The register timeout, cancelled by Register. */
-    private Cancellable registerTimeout;
-    /** Register time-outs started so far; only the last one counts. */
-    private int registerTimeouts;
-    private OpenFiles openFiles;
+    /** The event the connection ends with, decided as its close begins. */
+    private ConnectionClosed endEvent;
+    /** The register time-out that counts, or null. */
+    private RegisterTimeout registerTimeout;
+    private Cancellable registerTimer;
     /** Hears of the ring's end, as long as the fd is open. */
     private final Consumer<RingEvent> ringEvents;
 
@@ -169,25 +156,29 @@ public final class TcpConnection {
         this.fd = fd;
         this.owner = owner;
         ActorRef<ConnectionCommand> self = ctx.getSelf();
+        this.writes = new PendingWrites(loop, tcp, fd, self, ctx.getSystem());
         this.ringEvents = RingEvent.whenClosed(closed -> self.tell(new RingClosed(closed.cause())));
     }
 
     /**
      * A connection the listener accepted: tells {@code bindHandler} it is connected, then waits for Register.
      * {@code localAddress} is the listener's address when it is a specific one (then the connection's too), or
-     * null to ask the kernel. TCP_NODELAY comes from the listening socket. If the connection fails before it
-     * could be announced (a peer that reset at once: getpeername says ENOTCONN), the fd is closed and nobody
-     * hears of it.
+     * null to ask the kernel. TCP_NODELAY comes from the listening socket. If its setup fails, the fd is closed and
+     * {@code listener} gets back the accept credit it spent: the connection was never handed out.
      */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
                                                 ActorRef<Event> bindHandler, InetSocketAddress remoteAddress,
-                                                InetSocketAddress localAddress) {
-        return owningFd(fd, tcp, (ctx, timers) ->
+                                                InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) {
+        return owningFd(fd, tcp, e -> listener.tell(TcpListener.NotHandedOut.INSTANCE), (ctx, timers) ->
                 new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(remoteAddress, localAddress));
     }
 
-    /** Runs {@code start}; if it throws, closes {@code fd} and stops, so that no failure in setup leaks it. */
+    /**
+     * Runs {@code start}; if it throws, closes {@code fd}, tells {@code setupFailed} why, and stops, so that no
+     * failure in setup leaks the fd or leaves a request unanswered.
+     */
     private static Behavior<ConnectionCommand> owningFd(int fd, UringSettings.Tcp tcp,
+            Consumer<RuntimeException> setupFailed,
             BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>,
                     Behavior<ConnectionCommand>> start) {
         BiFunction<ActorContext<ConnectionCommand>, TimerScheduler<ConnectionCommand>, Behavior<ConnectionCommand>>
@@ -197,6 +188,7 @@ public final class TcpConnection {
                     } catch (RuntimeException e) {
                         Sockets.close(fd);
                         ctx.getLog().debug("connection closed during setup: {}", e.getMessage());
+                        setupFailed.accept(e);
                         return Behaviors.stopped();
                     }
                 };
@@ -206,7 +198,10 @@ public final class TcpConnection {
                 : Behaviors.setup(ctx -> Behaviors.withTimers(timers -> owned.apply(ctx, timers)));
     }
 
-    /** An outgoing connection: connects through the ring, then tells {@code handler} Connected or CommandFailed. */
+    /**
+     * An outgoing connection: connects through the ring, then tells {@code handler} Connected, or CommandFailed
+     * when anything before that fails (the socket, its setup, the CONNECT, or a peer that reset at once).
+     */
     static Behavior<ConnectionCommand> connecting(RingLoop loop, UringSettings.Tcp tcp,
                                                   TcpProtocol.Connect command) {
         int fd;
@@ -216,72 +211,80 @@ public final class TcpConnection {
             command.handler().tell(new CommandFailed(command, e));
             return Behaviors.stopped();
         }
-        return owningFd(fd, tcp, (ctx, timers) -> {
+        return owningFd(fd, tcp, e -> command.handler().tell(new CommandFailed(command, e)), (ctx, timers) -> {
             if (tcp.noDelay()) {
                 Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             }
             TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, command.handler());
             NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
-            int len = Sockets.encode(command.remoteAddress(), sockaddr);
+            int len;
+            try {
+                len = Sockets.encode(command.remoteAddress(), sockaddr);
+            } catch (RuntimeException e) { // an unresolved address
+                sockaddr.close();
+                throw e;
+            }
             ActorRef<ConnectionCommand> self = ctx.getSelf();
             loop.subscribe(c.ringEvents);
-            loop.issuer().issue(new TcpOps.Simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
+            loop.issuer().issue(TcpOps.simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
                     sockaddr, res -> self.tell(new ConnectDone(res))));
             return Behaviors.receive(ConnectionCommand.class)
-                    .onMessage(ConnectDone.class, done -> {
-                        if (done.res() < 0) {
-                            c.closeNow();
-                            command.handler().tell(new CommandFailed(command, UringException.ofResult(
-                                    Opcode.CONNECT, done.res(), command.remoteAddress().toString(), 0)));
-                            return Behaviors.stopped();
-                        }
-                        InetSocketAddress remote;
-                        InetSocketAddress local;
-                        try {
-                            remote = Sockets.remoteAddress(c.fd);
-                            local = Sockets.localAddress(c.fd);
-                        } catch (UringException e) { // reset already (ENOTCONN): the connect failed after all
-                            c.closeNow();
-                            command.handler().tell(new CommandFailed(command, e));
-                            return Behaviors.stopped();
-                        }
-                        return c.announce(remote, local);
-                    })
+                    .onMessage(ConnectDone.class, done -> c.connectDone(command, done.res()))
                     .onSignal(PostStop.class, s -> {
-                        c.closeNow();
+                        c.closeOnStop();
                         return Behaviors.same();
                     })
                     .build();
         });
     }
 
+    /** The CONNECT completed: announce the connection, or answer the Connect with why it failed. */
+    private Behavior<ConnectionCommand> connectDone(TcpProtocol.Connect command, int res) {
+        RuntimeException failure;
+        try {
+            if (res >= 0) { // getpeername says ENOTCONN for a peer that reset already: the connect failed after all
+                return announce(Sockets.remoteAddress(fd), Sockets.localAddress(fd));
+            }
+            failure = UringException.ofResult(Opcode.CONNECT, res, command.remoteAddress().toString(), 0);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        closeOnStop();
+        command.handler().tell(new CommandFailed(command, failure));
+        return Behaviors.stopped();
+    }
+
+    /** Tells the owner it is connected, last: a connection whose setup failed before was never handed out. */
     private Behavior<ConnectionCommand> announce(InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
-        owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
-        TcpRing.of(loop).counters().connectionOpened();
-        announced = true;
         loop.subscribe(ringEvents);
         if (timers != null) {
             timers.startTimerWithFixedDelay(IdleCheck.INSTANCE, tcp.idleTimeout().dividedBy(2));
         }
         startRegisterTimeout();
+        TcpRing.of(loop).counters().connectionOpened();
+        phase = Phase.AWAITING_REGISTRATION;
+        owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
-        return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> {
-            if (signal instanceof PostStop) {
-                closeNow();
-            } else if (signal instanceof Terminated && phase != Phase.CLOSING) {
-                return finish(Closed.INSTANCE); // its handler stopped: nobody reads or writes it any more
-            }
-            return Behaviors.same();
-        });
+        return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> onSignal(signal));
+    }
+
+    private Behavior<ConnectionCommand> onSignal(Signal signal) {
+        if (signal instanceof PostStop) {
+            closeOnStop();
+        } else if (signal instanceof Terminated && !ending()) {
+            return cancelRequestsAndClose(Closed.INSTANCE); // its handler stopped: nobody reads or writes it any more
+        }
+        return Behaviors.same();
     }
 
     private Behavior<ConnectionCommand> onMessage(ConnectionCommand m) {
+        if (ending()) {
+            return whileEnding(m);
+        }
         if (m instanceof SendDone done) {
             return sendDone(done.res());
-        } else if (m instanceof Write w) {
+        } else if (m instanceof WriteCommand w) {
             return write(w);
-        } else if (m instanceof WriteFile w) {
-            return writeFile(w);
         } else if (m instanceof FileUnreadable u) {
             return fileUnreadable(u.res());
         } else if (m instanceof RecvEnded ended) {
@@ -292,43 +295,85 @@ public final class TcpConnection {
             return readControl(control);
         } else if (m instanceof CloseCommand close) {
             return close(close);
-        } else if (m instanceof CloseDone) {
-            loop.unsubscribe(ringEvents);
-            handler().tell(finalEvent);
-            return Behaviors.stopped();
         } else if (m instanceof RingClosed closed) {
-            return phase == Phase.CLOSING ? Behaviors.same()
-                    : finish(new ErrorClosed("ring " + loop.index() + " is closed: " + closed.cause().getMessage()));
+            return cancelRequestsAndClose(new ErrorClosed("ring " + loop.index() + " is closed: "
+                    + closed.cause().getMessage()));
         } else if (m instanceof IdleCheck) {
             return idleCheck();
-        } else if (m instanceof HoldRegistration hold && phase == Phase.AWAITING_REGISTRATION) {
-            registerTimeout.cancel();
-            if (!hold.held()) {
-                startRegisterTimeout();
-            }
-            return Behaviors.same();
-        } else if (m instanceof RegisterTimeout t && t.number() == registerTimeouts
-                && phase == Phase.AWAITING_REGISTRATION) {
-            return finish(new ErrorClosed("no handler registered within " + tcp.registerTimeout()
-                    + " (uring.tcp.register-timeout)"));
+        } else if (m instanceof HoldRegistration hold) {
+            return holdRegistration(hold.held());
+        } else if (m instanceof RegisterTimeout timeout) {
+            return registerTimedOut(timeout);
         }
         return Behaviors.unhandled(); // ConnectDone after connecting
     }
 
-    private void startRegisterTimeout() {
-        registerTimeout = ctx.scheduleOnce(tcp.registerTimeout(), ctx.getSelf(),
-                new RegisterTimeout(++registerTimeouts));
+    /** Closing: what still comes is the answers of the requests in flight, and commands it no longer takes. */
+    private Behavior<ConnectionCommand> whileEnding(ConnectionCommand m) {
+        if (m instanceof SendDone || m instanceof FileUnreadable) {
+            writes.pieceAnswered();
+            return closeWhenIdle();
+        } else if (m instanceof RecvEnded) {
+            recv = null;
+            reading = Reading.IDLE;
+            return closeWhenIdle();
+        } else if (m instanceof CloseDone) {
+            loop.unsubscribe(ringEvents);
+            handler().tell(endEvent);
+            return Behaviors.stopped();
+        } else if (m instanceof WriteCommand w) {
+            return write(w); // refused: the connection is closing
+        }
+        return Behaviors.same();
+    }
+
+    private boolean ending() {
+        return phase == Phase.CLOSING || phase == Phase.CLOSED;
+    }
+
+    /** Whether a close has begun: the connection takes no more writes. */
+    private boolean closeBegun() {
+        return switch (phase) {
+            case CLOSING_AFTER_WRITES, SHUTTING_DOWN_AFTER_WRITES, AWAITING_PEER_CLOSE, CLOSING, CLOSED -> true;
+            case CONNECTING, AWAITING_REGISTRATION, OPEN, PEER_CLOSED -> false;
+        };
     }
 
     private ActorRef<Event> handler() {
         return handler != null ? handler : owner;
     }
 
-    // ---- reading
+    // ---- registration
+
+    private void startRegisterTimeout() {
+        registerTimeout = new RegisterTimeout();
+        registerTimer = ctx.scheduleOnce(tcp.registerTimeout(), ctx.getSelf(), registerTimeout);
+    }
+
+    private void stopRegisterTimeout() {
+        if (registerTimeout != null) {
+            registerTimer.cancel();
+            registerTimeout = null;
+        }
+    }
+
+    private Behavior<ConnectionCommand> holdRegistration(boolean held) {
+        stopRegisterTimeout();
+        if (!held && phase == Phase.AWAITING_REGISTRATION) {
+            startRegisterTimeout();
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<ConnectionCommand> registerTimedOut(RegisterTimeout timeout) {
+        return timeout != registerTimeout ? Behaviors.same() // stopped after it fired
+                : cancelRequestsAndClose(new ErrorClosed("no handler registered within " + tcp.registerTimeout()
+                        + " (uring.tcp.register-timeout)"));
+    }
 
     private Behavior<ConnectionCommand> register(Register r) {
         if (phase == Phase.AWAITING_REGISTRATION) {
-            registerTimeout.cancel();
+            stopRegisterTimeout();
             handler = r.handler();
             ctx.watch(handler); // a death pact, as in Pekko IO: the handler stops, the connection closes
             keepOpenOnPeerClosed = r.keepOpenOnPeerClosed();
@@ -338,12 +383,14 @@ public final class TcpConnection {
         return Behaviors.same();
     }
 
+    // ---- reading
+
     /** Reading is wanted while someone reads and the peer may still send; a confirmed close reads to see the end. */
     private boolean wantsReading() {
-        return !peerEnded && switch (phase) {
-            case OPEN, CLOSING_AFTER_WRITES -> !suspended;
+        return reading != Reading.ENDED && switch (phase) {
+            case OPEN, CLOSING_AFTER_WRITES, SHUTTING_DOWN_AFTER_WRITES -> !suspended;
             case AWAITING_PEER_CLOSE -> true;
-            case AWAITING_REGISTRATION, PEER_CLOSED, CLOSING -> false;
+            case CONNECTING, AWAITING_REGISTRATION, PEER_CLOSED, CLOSING, CLOSED -> false;
         };
     }
 
@@ -359,9 +406,7 @@ public final class TcpConnection {
     private Behavior<ConnectionCommand> readControl(ReadControl control) {
         suspended = control == ReadControl.SUSPEND_READING;
         if (suspended && reading == Reading.ARMED && !wantsReading()) {
-            long userData = recv.userData();
-            loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
-                    res -> { }));
+            loop.issuer().issue(SimpleOp.cancel(recv.userData()));
             reading = Reading.CANCELLING;
         } else {
             readIfWanted(); // while a cancel is in flight the recv's end re-arms it, if reading is wanted by then
@@ -373,9 +418,6 @@ public final class TcpConnection {
         boolean cancelledHere = reading == Reading.CANCELLING;
         reading = Reading.IDLE;
         recv = null;
-        if (phase == Phase.CLOSING) {
-            return closeWhenIdle();
-        }
         if (res == -Errno.ENOBUFS) {
             TcpRing.of(loop).counters().recvBufferShortage();
         }
@@ -385,24 +427,26 @@ public final class TcpConnection {
             return Behaviors.same();
         }
         if (res == 0) {
+            reading = Reading.ENDED;
             return peerEnded();
         }
         return fail(res);
     }
 
+    /** The peer shut down its side: its end of stream was read. */
     private Behavior<ConnectionCommand> peerEnded() {
-        peerEnded = true;
         switch (phase) {
             case AWAITING_PEER_CLOSE:
-                return finish(ConfirmedClosed.INSTANCE);
+                return cancelRequestsAndClose(ConfirmedClosed.INSTANCE);
             case OPEN:
                 if (keepOpenOnPeerClosed) {
                     phase = Phase.PEER_CLOSED;
                     handler().tell(PeerClosed.INSTANCE);
                     return Behaviors.same();
                 }
-                closeEvent = PeerClosed.INSTANCE; // as Pekko IO: send what is queued, then close
-                return closeAfterWrites(false);
+                return closeAfterWrites(PeerClosed.INSTANCE); // as Pekko IO: send what is queued, then close
+            case SHUTTING_DOWN_AFTER_WRITES: // both sides are done once the writes are: no shutdown needed
+                return closeAfterWrites(ConfirmedClosed.INSTANCE);
             default: // CLOSING_AFTER_WRITES: its own close follows the writes
                 return Behaviors.same();
         }
@@ -410,141 +454,30 @@ public final class TcpConnection {
 
     // ---- writing
 
-    private boolean closing() {
-        return phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING;
-    }
-
-    private Behavior<ConnectionCommand> write(Write w) {
-        if (taken(w, w.data().size())) {
-            enqueue(w, w.data().size());
-        }
-        return Behaviors.same();
-    }
-
-    private Behavior<ConnectionCommand> writeFile(WriteFile w) {
-        if (!openFiles().isOpen(w.file())) {
-            handler().tell(new CommandFailed(w, new ClosedChannelException())); // closed: its fd is not ours to use
-        } else if (w.position() < 0 || w.count() < 0 || w.file().direct() || w.file().registered()) {
-            handler().tell(new CommandFailed(w, new IllegalArgumentException("WriteFile of " + w.count()
-                    + " bytes at " + w.position() + " of " + w.file().path() + ": the position and count must not "
-                    + "be negative, and the file not opened with O_DIRECT or REGISTERED")));
-            releaseFile(w);
-        } else if (!taken(w, w.header().size())) {
-            releaseFile(w);
-        } else if (w.count() == 0) {
-            releaseFile(w);
-            enqueue(new Write(w.header(), w.ack()), w.header().size());
+    private Behavior<ConnectionCommand> write(WriteCommand w) {
+        Exception refused = closeBegun() ? new IllegalStateException("the connection is closing")
+                : writes.refusal(w);
+        if (refused == null) {
+            writes.add(w);
         } else {
-            enqueue(w, w.header().size());
+            writes.giveBackFile(w);
+            handler().tell(new CommandFailed(w, refused));
         }
         return Behaviors.same();
     }
 
-    /** The table of files open through the actors, which a WriteFile's file must be in; looked up at its first. */
-    private OpenFiles openFiles() {
-        if (openFiles == null) {
-            openFiles = FileRings.get(ctx.getSystem()).openFiles();
+    private Behavior<ConnectionCommand> sendDone(int res) {
+        if (res < 0) {
+            writes.pieceAnswered();
+            return fail(res);
         }
-        return openFiles;
-    }
-
-    /**
-     * Closes the file of a WriteFile that gave it to this connection, once no request of it is in flight (or
-     * after their cancel): through the ring on its thread (directly where the ring can no longer take it), and
-     * directly off it, once the loop has ended.
-     */
-    private void releaseFile(WriteCommand w) {
-        if (w instanceof WriteFile file && file.closeAfter() && openFiles().closing(file.file())) {
-            if (loop.inLoop()) {
-                loop.issuer().issue(new TcpOps.Close(file.file().fd(), res -> { }));
-            } else {
-                Sockets.close(file.file().fd());
-            }
+        lastActivity = System.nanoTime();
+        WriteCommand written = writes.sent(res);
+        if (written != null && written.ack() != null) {
+            handler().tell(written.ack());
         }
-    }
-
-    /**
-     * Whether a write holding {@code bytes} in memory may queue: not while closing, and not beyond
-     * max-write-queue behind other writes (a write on an empty queue is taken whatever its size).
-     */
-    private boolean taken(WriteCommand w, long bytes) {
-        if (closing()) {
-            handler().tell(new CommandFailed(w, new IllegalStateException("the connection is closing")));
-            return false;
-        }
-        if (!queue.isEmpty() && queuedBytes + bytes > tcp.maxWriteQueue()) {
-            TcpRing.of(loop).counters().writeRefused();
-            handler().tell(new CommandFailed(w, new IllegalStateException("write queue full: " + queuedBytes
-                    + " bytes wait to be sent (uring.tcp.max-write-queue = " + tcp.maxWriteQueue()
-                    + "); wait for acknowledgements before writing more")));
-            return false;
-        }
-        return true;
-    }
-
-    private void enqueue(WriteCommand w, long bytesInMemory) {
-        queuedBytes += bytesInMemory;
-        queue.add(w);
-        if (sending == null) {
-            sendNextPiece();
-        }
-    }
-
-    private static long inMemory(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
-    }
-
-    /**
-     * Sends the next piece of the head write: at most {@code uring.buffers.max-io-size} bytes of native memory,
-     * or for a file at most {@code uring.tcp.file-chunk}.
-     */
-    private void sendNextPiece() {
-        WriteCommand head = queue.peek();
-        sending = head instanceof WriteFile file ? nextFilePiece(file) : sendPiece(((Write) head).data(), headSent);
-        loop.issuer().issue(sending);
-    }
-
-    private TcpOps.Send sendPiece(ByteString data, long from) {
-        int max = loop.issuer().maxIoSize();
-        ByteString piece = from == 0 && data.size() <= max
-                ? data : data.slice((int) from, (int) Math.min(data.size(), from + max));
-        boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
-        return new TcpOps.Send(fd, piece, zeroCopy, ctx.getSelf());
-    }
-
-    /**
-     * A piece of a WriteFile: spliced when it is large enough (after the header, which then goes first on its
-     * own), else read after what is left of the header and sent with it.
-     */
-    private TcpOps.Sending nextFilePiece(WriteFile file) {
-        int headerSize = file.header().size();
-        long fileSent = Math.max(0, headSent - headerSize);
-        int length = (int) Math.min(tcp.fileChunk(), file.count() - fileSent);
-        long position = file.position() + fileSent;
-        boolean splice = tcp.spliceThreshold() >= 0 && length >= tcp.spliceThreshold();
-        if (splice && headSent < headerSize) {
-            return sendPiece(file.header(), headSent);
-        }
-        if (splice && pipe == null) {
-            pipe = openPipe();
-        }
-        if (splice && pipe != null) {
-            return new TcpOps.SpliceFile(fd, file.file().fd(), position, Math.min(length, pipe.capacity()), pipe,
-                    ctx.getSelf());
-        }
-        ByteString headerLeft = headSent < headerSize ? file.header().drop((int) headSent)
-                : ByteString.emptyByteString();
-        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft, ctx.getSelf());
-    }
-
-    /** A pipe to splice through, or null when none can be had (no fds left): the file is then read and sent. */
-    private Pipe openPipe() {
-        try {
-            return Pipe.open(tcp.fileChunk());
-        } catch (UringException e) {
-            ctx.getLog().debug("no pipe to splice through ({}): reading and sending instead", e.getMessage());
-            return null;
-        }
+        boolean closingAfterWrites = phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.SHUTTING_DOWN_AFTER_WRITES;
+        return closingAfterWrites && writes.allSent() ? writesDone() : Behaviors.same();
     }
 
     /**
@@ -552,142 +485,106 @@ public final class TcpConnection {
      * to expect, so nothing may follow; the handler hears why, and the connection closes.
      */
     private Behavior<ConnectionCommand> fileUnreadable(int res) {
-        sending = null;
-        if (phase == Phase.CLOSING) {
-            return closeWhenIdle();
-        }
-        WriteFile head = (WriteFile) queue.peek();
-        String path = head.file().path().toString();
-        long fileSent = Math.max(0, headSent - head.header().size());
-        Exception cause = res == 0
-                ? new EOFException(path + ": the file ended at byte " + (head.position() + fileSent) + ", short of the "
-                        + head.count() + " bytes from " + head.position() + " that were to be sent")
-                : UringException.ofResult(Opcode.READ, res, path, 0);
-        handler().tell(new CommandFailed(head, cause));
-        return finish(new ErrorClosed(cause.getMessage()));
-    }
-
-    private Behavior<ConnectionCommand> sendDone(int res) {
-        sending = null;
-        if (phase == Phase.CLOSING) {
-            return closeWhenIdle();
-        }
-        if (res < 0) {
-            return fail(res);
-        }
-        lastActivity = System.nanoTime();
-        headSent += res;
-        WriteCommand head = queue.peek();
-        if (headSent < head.byteCount()) {
-            sendNextPiece();
-            return Behaviors.same();
-        }
-        queue.poll();
-        headSent = 0;
-        queuedBytes -= inMemory(head);
-        releaseFile(head);
-        if (head.ack() != null) {
-            handler().tell(head.ack());
-        }
-        if (!queue.isEmpty()) {
-            sendNextPiece();
-        } else if (phase == Phase.CLOSING_AFTER_WRITES) {
-            return writesDone();
-        }
-        return Behaviors.same();
+        writes.pieceAnswered();
+        Exception cause = writes.unreadable(res);
+        handler().tell(new CommandFailed(writes.head(), cause));
+        return cancelRequestsAndClose(new ErrorClosed(cause.getMessage()));
     }
 
     // ---- closing
 
     private Behavior<ConnectionCommand> close(CloseCommand command) {
-        if (phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.AWAITING_PEER_CLOSE || phase == Phase.CLOSING) {
+        if (closeBegun()) {
             return Behaviors.same();
         }
         if (command == CloseCommand.ABORT) {
             Sockets.setLingerZero(fd); // close sends RST; what is queued is dropped, as the handler asked
-            return finish(Aborted.INSTANCE);
+            return cancelRequestsAndClose(Aborted.INSTANCE);
         }
-        closeEvent = Closed.INSTANCE;
-        return closeAfterWrites(command == CloseCommand.CONFIRMED_CLOSE);
+        if (command == CloseCommand.CLOSE) {
+            return closeAfterWrites(Closed.INSTANCE);
+        }
+        if (reading == Reading.ENDED) { // a confirmed close of a connection whose peer is done already
+            return closeAfterWrites(ConfirmedClosed.INSTANCE);
+        }
+        phase = Phase.SHUTTING_DOWN_AFTER_WRITES;
+        return writes.allSent() ? writesDone() : Behaviors.same();
     }
 
-    private Behavior<ConnectionCommand> closeAfterWrites(boolean confirm) {
+    /** Sends what is queued, then closes with {@code event}. */
+    private Behavior<ConnectionCommand> closeAfterWrites(ConnectionClosed event) {
         phase = Phase.CLOSING_AFTER_WRITES;
-        confirmed = confirm;
-        return sending == null ? writesDone() : Behaviors.same();
+        endEvent = event;
+        return writes.allSent() ? writesDone() : Behaviors.same();
     }
 
     /** Everything queued is sent: close, or for a confirmed close shut down our side and wait for the peer's. */
     private Behavior<ConnectionCommand> writesDone() {
-        if (!confirmed) {
-            return finish(closeEvent);
+        if (phase == Phase.CLOSING_AFTER_WRITES) {
+            return cancelRequestsAndClose(endEvent);
         }
-        if (peerEnded) {
-            return finish(ConfirmedClosed.INSTANCE);
-        }
-        loop.issuer().issue(new TcpOps.Simple(Opcode.SHUTDOWN, sqe -> sqe.prepShutdown(fd, OpFlags.SHUT_WR), null,
-                res -> { }));
+        loop.issuer().issue(TcpOps.unanswered(Opcode.SHUTDOWN, sqe -> sqe.prepShutdown(fd, OpFlags.SHUT_WR)));
         phase = Phase.AWAITING_PEER_CLOSE;
         readIfWanted(); // the peer's end of stream must be seen, registered or not, suspended or not
         return Behaviors.same();
     }
 
     private Behavior<ConnectionCommand> idleCheck() {
-        if (phase != Phase.CLOSING && System.nanoTime() - lastActivity > tcp.idleTimeout().toNanos()) {
-            return finish(new ErrorClosed("idle timeout: no data either way for " + tcp.idleTimeout()));
+        if (System.nanoTime() - lastActivity > tcp.idleTimeout().toNanos()) {
+            return cancelRequestsAndClose(new ErrorClosed("idle timeout: no data either way for "
+                    + tcp.idleTimeout()));
         }
         return Behaviors.same();
     }
 
     private Behavior<ConnectionCommand> fail(int res) {
         // Nothing here cancels a request of an open connection but its ring failing or shutting down.
-        return finish(new ErrorClosed(res == -Errno.ECANCELED ? "ring " + loop.index() + " failed or shut down"
-                : Errno.name(res) + " (" + Errno.describe(res) + ")"));
+        return cancelRequestsAndClose(new ErrorClosed(res == -Errno.ECANCELED ? "ring " + loop.index()
+                + " failed or shut down" : Errno.name(res) + " (" + Errno.describe(res) + ")"));
     }
 
-    /** Cancels every request on the socket; the close follows once their final completions are in. */
-    private Behavior<ConnectionCommand> finish(ConnectionClosed event) {
+    /**
+     * Ends the connection with {@code event}: cancels every request on the socket, and once their final
+     * completions are in, closes the fd; its answer brings the event.
+     */
+    private Behavior<ConnectionCommand> cancelRequestsAndClose(ConnectionClosed event) {
         phase = Phase.CLOSING;
-        finalEvent = event;
+        endEvent = event;
         if (timers != null) {
             timers.cancelAll();
         }
-        if (registerTimeout != null) {
-            registerTimeout.cancel();
-        }
+        stopRegisterTimeout();
         cancelInFlight();
         return closeWhenIdle();
     }
 
     /** Cancels every request on the socket; a send stops where it is instead of going on with the rest. */
     private void cancelInFlight() {
-        if (sending != null) {
-            sending.stop();
-        }
-        if (recv != null || sending != null) {
-            loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL,
-                    sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL), null, res -> { }));
+        writes.stopSending();
+        if (recv != null || writes.sending()) {
+            loop.issuer().issue(TcpOps.unanswered(Opcode.ASYNC_CANCEL,
+                    sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL)));
         }
     }
 
+    /** Closes the fd once nothing is in flight on it; what was not sent gives back the files it was given. */
     private Behavior<ConnectionCommand> closeWhenIdle() {
-        if (recv == null && sending == null && !closeIssued) {
-            closeIssued = true;
+        if (phase == Phase.CLOSING && recv == null && !writes.sending()) {
             countClosed();
-            if (pipe != null) {
-                pipe.close(); // nothing is in flight: no splice can still look up its ends
-            }
-            queue.forEach(this::releaseFile); // what was not sent gives back the files it was given
-            queue.clear();
+            phase = Phase.CLOSED;
+            writes.discard();
             ActorRef<ConnectionCommand> self = ctx.getSelf();
-            loop.issuer().issue(new TcpOps.Close(fd, res -> self.tell(new CloseDone(res))));
+            loop.issuer().issue(TcpOps.close(fd, res -> self.tell(new CloseDone(res))));
         }
         return Behaviors.same();
     }
 
-    /** The fd is being closed: the ring has one connection less (counted on its thread, while it turns). */
+    /**
+     * The fd is being closed: the ring has one connection less, if it was announced (counted on its thread,
+     * while it turns).
+     */
     private void countClosed() {
-        if (announced && loop.inLoop()) {
+        if (phase != Phase.CONNECTING && loop.inLoop()) {
             TcpRing.of(loop).counters().connectionClosed();
         }
     }
@@ -697,27 +594,19 @@ public final class TcpConnection {
      * On the loop thread through the ring (which closes directly once it is shut down); off it the loop has
      * ended and its ring is drained, so close(2) runs here.
      */
-    private void closeNow() {
+    private void closeOnStop() {
         loop.unsubscribe(ringEvents);
-        if (closeIssued) {
+        if (phase == Phase.CLOSED) {
             return;
         }
-        closeIssued = true;
         countClosed();
+        phase = Phase.CLOSED;
         if (loop.inLoop()) {
             cancelInFlight();
-            loop.issuer().issue(new TcpOps.Close(fd, res -> { }));
-            if (pipe != null) { // after the cancel: a splice still queued could otherwise find another file there
-                loop.issuer().issue(new TcpOps.Close(pipe.readEnd(), res -> { }));
-                loop.issuer().issue(new TcpOps.Close(pipe.writeEnd(), res -> { }));
-            }
+            loop.issuer().issue(TcpOps.close(fd));
         } else {
             Sockets.close(fd);
-            if (pipe != null) {
-                pipe.close();
-            }
         }
-        queue.forEach(this::releaseFile);
-        queue.clear();
+        writes.discard();
     }
 }

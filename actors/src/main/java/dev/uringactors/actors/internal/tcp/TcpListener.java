@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -9,7 +10,6 @@ import dev.uringactors.actors.tcp.TcpProtocol.ResumeAccepting;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
-import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  * lives on, without listening, until its connections have closed.
  */
 public final class TcpListener {
-    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, InjectFailure,
+    sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, NotHandedOut,
             RingClosed {
     }
 
@@ -49,11 +49,11 @@ public final class TcpListener {
 
     enum Rearm implements Internal { INSTANCE }
 
+    /** A connection failed in its setup, before its handler heard of it: the credit it spent comes back. */
+    enum NotHandedOut implements Internal { INSTANCE }
+
     /** The ring closed for good: the listener stops, and its group closes the socket no ring accepts on. */
     enum RingClosed implements Internal { INSTANCE }
-
-    /** For tests: fail as an unexpected accept error would. */
-    enum InjectFailure implements Internal { INSTANCE }
 
     /** An accept ended with an errno that says the listening socket is not what it was. */
     static final class AcceptFailedException extends RuntimeException {
@@ -134,9 +134,7 @@ public final class TcpListener {
     }
 
     private void cancelAccept() {
-        long userData = accept.userData();
-        loop.issuer().issue(new TcpOps.Simple(Opcode.ASYNC_CANCEL, sqe -> sqe.prepCancel(userData, 0), null,
-                res -> { }));
+        loop.issuer().issue(SimpleOp.cancel(accept.userData()));
     }
 
     private Behavior<ListenerCommand> listening() {
@@ -147,12 +145,10 @@ public final class TcpListener {
                     rearm();
                     return Behaviors.same();
                 })
-                .onMessage(ResumeAccepting.class, this::resume)
+                .onMessage(ResumeAccepting.class, r -> resume(r.batchSize()))
+                .onMessageEquals(NotHandedOut.INSTANCE, () -> resume(1))
                 .onMessage(Unbind.class, this::unbind)
                 .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
-                .onMessageEquals(InjectFailure.INSTANCE, () -> {
-                    throw new AcceptFailedException("injected failure");
-                })
                 .onSignal(Terminated.class, t -> stopWhenDone())
                 .onSignal(PreRestart.class, s -> {
                     loop.unsubscribe(ringEvents);
@@ -208,7 +204,7 @@ public final class TcpListener {
             return false;
         }
         state.accepted.increment();
-        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local),
+        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local, ctx.getSelf()),
                 DispatcherSelector.sameAsParent()));
         return true;
     }
@@ -247,8 +243,9 @@ public final class TcpListener {
         return Behaviors.same();
     }
 
-    private Behavior<ListenerCommand> resume(ResumeAccepting r) {
-        state.credit += r.batchSize();
+    /** Allows {@code credit} more connections: first those held, then new ones. */
+    private Behavior<ListenerCommand> resume(int credit) {
+        state.credit += credit;
         while (wantsMore() && !state.held.isEmpty()) {
             if (connection(state.held.poll())) {
                 state.credit--;

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * One bind, and what its handler sees as the listener: it owns the listening socket(s) and supervises one
@@ -35,7 +36,7 @@ import java.util.Set;
  * on until its listeners, and so their connections, have stopped.
  */
 public final class TcpListenerGroup {
-    sealed interface Internal extends ListenerCommand permits RingUnbound, InjectFailure {
+    sealed interface Internal extends ListenerCommand permits RingUnbound {
     }
 
     /** A ring's listener has unbound, stopped, or did not answer the unbind in time. */
@@ -45,8 +46,11 @@ public final class TcpListenerGroup {
     /** How long a ring's listener may take to cancel its accept. */
     private static final Duration UNBIND_TIMEOUT = Duration.ofSeconds(10);
 
-    /** For tests: makes every ring's listener fail as an unexpected accept error would. */
-    enum InjectFailure implements Internal { INSTANCE }
+    /**
+     * Tests only: wraps each ring's listener behavior, inside its supervision, so that a test can make it fail as
+     * an unexpected accept error would. Nothing else sets it.
+     */
+    static volatile UnaryOperator<Behavior<ListenerCommand>> wrapListener = UnaryOperator.identity();
 
     private final ActorContext<ListenerCommand> ctx;
     private final ActorRef<Event> handler;
@@ -83,8 +87,8 @@ public final class TcpListenerGroup {
             for (int i = 0; i < rings.count(); i++) {
                 AcceptState state = new AcceptState(tcp.accept() == UringSettings.AcceptMode.MULTISHOT);
                 int socket = fds.size() == 1 ? 0 : i;
-                Behavior<ListenerCommand> listener = Behaviors.supervise(TcpListener.create(rings.loop(i), tcp,
-                                fds.get(socket), handler, pullMode, state))
+                Behavior<ListenerCommand> listener = Behaviors.supervise(wrapListener.apply(TcpListener.create(
+                                rings.loop(i), tcp, fds.get(socket), handler, pullMode, state)))
                         .onFailure(TcpListener.AcceptFailedException.class, SupervisorStrategy
                                 .restartWithBackoff(minBackoff, minBackoff.multipliedBy(30), 0.2)
                                 .withStopChildren(false));
@@ -106,10 +110,6 @@ public final class TcpListenerGroup {
                 .onMessage(Unbind.class, this::unbind)
                 .onMessage(GetListenerStats.class, g -> {
                     g.replyTo().tell(stats());
-                    return Behaviors.same();
-                })
-                .onMessageEquals(InjectFailure.INSTANCE, () -> {
-                    listening.keySet().forEach(l -> l.tell(TcpListener.InjectFailure.INSTANCE));
                     return Behaviors.same();
                 })
                 .onMessage(RingUnbound.class, r -> {

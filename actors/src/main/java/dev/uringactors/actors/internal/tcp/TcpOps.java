@@ -1,7 +1,9 @@
 package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.internal.issue.BufferPool;
+import dev.uringactors.actors.internal.issue.CloseOp;
 import dev.uringactors.actors.internal.issue.RingOp;
+import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.ring.BufferRing;
@@ -95,7 +97,7 @@ final class TcpOps {
         }
 
         @Override
-        protected void drained(int res) {
+        protected void drained(int res, int flags) {
             if (res >= 0) {
                 Sockets.close(res);
             }
@@ -147,6 +149,14 @@ final class TcpOps {
         @Override
         protected void fail(Throwable cause) {
             connection.tell(new TcpConnection.RecvEnded(CANCELLED));
+        }
+
+        /** Nobody reads what still arrives: its buffer goes back to the ring. */
+        @Override
+        protected void drained(int res, int flags) {
+            if (res > 0 && (flags & CqeFlags.F_BUFFER) != 0) {
+                buffers.take(flags, res);
+            }
         }
     }
 
@@ -469,66 +479,37 @@ final class TcpOps {
         }
     }
 
-    /** CLOSE of a socket; where the ring can no longer take it, close(2) runs directly: no fd outlives its socket. */
-    static final class Close extends Simple {
-        private final int fd;
-
-        Close(int fd, IntConsumer onResult) {
-            super(Opcode.CLOSE, sqe -> sqe.prepClose(fd), null, onResult);
-            this.fd = fd;
-        }
-
-        @Override
-        protected void refuse(Throwable cause) {
-            answer(Sockets.close(fd));
-        }
+    /** An op of a connection or listener whose result goes to {@code onResult}: {@link #CANCELLED} if its ring fails. */
+    static SimpleOp simple(Opcode opcode, RingOp.Prep prep, NativeBuffer owned, IntConsumer onResult) {
+        return new SimpleOp(opcode, RingOp.Admission.EXEMPT, prep, owned, toOwner(onResult));
     }
 
-    /** An op whose only answer is its result, handed to a callback that tells the owning actor. */
-    static class Simple extends RingOp {
-        private final Opcode opcode;
-        private final Prep prep;
-        private final IntConsumer onResult;
-        private final NativeBuffer owned;
+    /** CLOSE of a socket (or a pipe's end), whose result goes to {@code onResult}. */
+    static CloseOp close(int fd, IntConsumer onResult) {
+        return new CloseOp(fd, false, RingOp.Admission.EXEMPT, toOwner(onResult));
+    }
 
-        /** {@code owned} (may be null) is native memory the SQE points at, freed after the completion. */
-        Simple(Opcode opcode, Prep prep, NativeBuffer owned, IntConsumer onResult) {
-            this.opcode = opcode;
-            this.prep = prep;
-            this.owned = owned;
-            this.onResult = onResult;
-        }
+    /** An op of a connection whose result nobody waits for: its effect shows on the socket. */
+    static SimpleOp unanswered(Opcode opcode, RingOp.Prep prep) {
+        return new SimpleOp(opcode, RingOp.Admission.EXEMPT, prep, null, SimpleOp.Outcome.IGNORED);
+    }
 
-        @Override
-        protected Opcode opcode() {
-            return opcode;
-        }
+    /** A CLOSE nobody waits for. */
+    static CloseOp close(int fd) {
+        return new CloseOp(fd, false, RingOp.Admission.EXEMPT, SimpleOp.Outcome.IGNORED);
+    }
 
-        @Override
-        protected void prepare(Sqe sqe) {
-            prep.prepare(sqe);
-        }
-
-        @Override
-        protected boolean complete(int res, int flags, int ringFlags) {
-            answer(res);
-            return true;
-        }
-
-        @Override
-        protected void fail(Throwable cause) {
-            answer(CANCELLED);
-        }
-
-        final void answer(int res) {
-            onResult.accept(res);
-        }
-
-        @Override
-        protected void release() {
-            if (owned != null) {
-                owned.close();
+    private static SimpleOp.Outcome toOwner(IntConsumer onResult) {
+        return new SimpleOp.Outcome() {
+            @Override
+            public void completed(int res, int ringFlags) {
+                onResult.accept(res);
             }
-        }
+
+            @Override
+            public void failed(Throwable cause) {
+                onResult.accept(CANCELLED);
+            }
+        };
     }
 }

@@ -146,4 +146,27 @@ class RingLoopEdgesTest {
             testKit.shutdownTestKit();
         }
     }
+
+    /**
+     * An error that escapes Pekko's mailbox run (a StackOverflowError in a stream stage, say) stops the actor it came
+     * from, whose state it left half-updated, so that its watchers hear of it; the ring and its other actors go on.
+     */
+    @Test
+    void anActorWhoseMessageThrowsPastPekkoIsStoppedAndTheRingGoesOn() throws Exception {
+        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
+                .withFallback(ConfigFactory.load()));
+        try {
+            UringExtension uring = UringExtension.get(testKit.system());
+            var broken = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<String>receiveMessage(m -> {
+                throw new StackOverflowError("thrown by the test"); // fatal to Pekko: no supervision sees it
+            }), "broken", uring.dispatcher(0));
+            var watcher = testKit.createTestProbe();
+            broken.tell("boom");
+            watcher.expectTerminated(broken, Duration.ofSeconds(10));
+            TestRings.get(AskPattern.askWithStatus(UringFiles.get(testKit.system()).ring(0), RingProtocol.Nop::new,
+                    Duration.ofSeconds(10), testKit.system().scheduler()));
+        } finally {
+            testKit.shutdownTestKit();
+        }
+    }
 }

@@ -33,9 +33,9 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A bind's accepting fails on every ring (a test hook makes it fail as an unexpected accept error would): each
- * ring's listener is restarted with back-off while the listening sockets keep their backlog, connections that
- * arrive meanwhile are served after the restart, and connections from before the failure go on.
+ * A bind's accepting fails on every ring ({@link ListenerFaults} makes it fail as an unexpected accept error
+ * would): each ring's listener is restarted with back-off while the listening sockets keep their backlog,
+ * connections that arrive meanwhile are served after the restart, and connections from before the failure go on.
  */
 @ExtendWith(RequiresIoUring.class)
 class ListenerSupervisionTest {
@@ -53,8 +53,21 @@ class ListenerSupervisionTest {
                 + ", accept-backoff = 200ms } }").withFallback(ConfigFactory.load()));
         long socketsBefore = OpenFds.sockets();
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
-        UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
-        Bound bound = handler.expectMessageClass(Bound.class);
+        Bound bound;
+        try (ListenerFaults faults = new ListenerFaults()) {
+            UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
+            bound = handler.expectMessageClass(Bound.class);
+            serveAcrossAFailure(handler, bound, faults);
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets),
+                "the listening sockets and every connection are closed");
+    }
+
+    private void serveAcrossAFailure(TestProbe<Event> handler, Bound bound, ListenerFaults faults) throws Exception {
 
         List<Socket> clients = new ArrayList<>();
         try {
@@ -62,7 +75,7 @@ class ListenerSupervisionTest {
             Connected first = handler.expectMessageClass(Connected.class, Duration.ofSeconds(10));
             first.connection().tell(new Register(handler.getRef()));
 
-            bound.listener().tell(TcpListenerGroup.InjectFailure.INSTANCE);
+            faults.failAll(2);
             for (int i = 0; i < 5; i++) {
                 clients.add(connect(bound)); // the kernel completes the handshake: they wait in the backlog
             }
@@ -91,12 +104,6 @@ class ListenerSupervisionTest {
                 c.close();
             }
         }
-        bound.listener().tell(new Unbind(handler.getRef()));
-        handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
-                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
-        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets),
-                "the listening sockets and every connection are closed");
     }
 
     private static Socket connect(Bound bound) throws Exception {

@@ -148,6 +148,40 @@ class TcpProtocolTest {
     }
 
     @Test
+    void aConnectWhoseSetupFailsIsAnsweredWithCommandFailed() {
+        TestProbe<Event> handler = probe();
+        // The socket is made, then encoding the address for CONNECT fails: a failure in the connection's setup.
+        Connect connect = new Connect(handler.getRef(), InetSocketAddress.createUnresolved("peer.invalid", 80));
+        UringTcp.get(testKit.system()).manager().tell(connect);
+        CommandFailed failed = handler.expectMessageClass(CommandFailed.class);
+        assertEquals(connect, failed.command());
+        assertInstanceOf(IllegalArgumentException.class, failed.cause());
+    }
+
+    @Test
+    void aConnectToAPeerThatResetsAtOnceIsAnswered() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout(10_000);
+            for (int i = 0; i < 20; i++) { // the reset lands before, during or after the connection's setup
+                TestProbe<Event> handler = probe();
+                Connect connect = new Connect(handler.getRef(),
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
+                UringTcp.get(testKit.system()).manager().tell(connect);
+                try (Socket peer = server.accept()) {
+                    peer.setSoLinger(true, 0); // close sends RST
+                }
+                Event answer = handler.expectMessageClass(Event.class, Duration.ofSeconds(10));
+                if (answer instanceof Connected c) { // set up before the reset: it ends as a reset connection
+                    c.connection().tell(new Register(handler.getRef()));
+                    handler.expectMessageClass(TcpProtocol.ConnectionClosed.class, Duration.ofSeconds(10));
+                } else {
+                    assertEquals(connect, assertInstanceOf(CommandFailed.class, answer).command());
+                }
+            }
+        }
+    }
+
+    @Test
     void outgoingConnectionWritesThenConfirmedCloseWaitsForThePeer() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             TestProbe<Event> handler = probe();

@@ -1,0 +1,97 @@
+package dev.uringactors.actors.internal.issue;
+
+import dev.uringactors.ring.NativeBuffer;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.Sqe;
+
+/**
+ * An op that is only its opcode, a lambda that fills its SQE, and where its result goes, once: NOP, FSYNC, CLOSE,
+ * CONNECT, SHUTDOWN, ASYNC_CANCEL. It may own native memory its SQE points at (a CONNECT's address), freed after
+ * its final completion.
+ */
+public class SimpleOp extends RingOp {
+    /** Where a simple op's outcome goes: one of the two is called, once; {@code failed} also after a throw. */
+    public interface Outcome {
+        /** Nobody waits for the outcome (a cancel, a shutdown whose effect shows on the socket). */
+        Outcome IGNORED = new Outcome() {
+            @Override
+            public void completed(int res, int ringFlags) {
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+            }
+        };
+
+        /** The kernel's result; {@code ringFlags} are the setup flags of the ring it ran on, for an error's hint. */
+        void completed(int res, int ringFlags);
+
+        /** The ring failed or shut down under the op, or its completion could not be handled. */
+        void failed(Throwable cause);
+    }
+
+    private final Opcode opcode;
+    private final Admission admission;
+    private final Prep prep;
+    private final NativeBuffer owned;
+    private final Outcome outcome;
+    private boolean answered;
+
+    /** {@code owned} (may be null) is native memory the SQE points at, freed after the final completion. */
+    public SimpleOp(Opcode opcode, Admission admission, Prep prep, NativeBuffer owned, Outcome outcome) {
+        this.opcode = opcode;
+        this.admission = admission;
+        this.prep = prep;
+        this.owned = owned;
+        this.outcome = outcome;
+    }
+
+    /**
+     * ASYNC_CANCEL of the request with {@code userData}; nobody waits for its result: the cancelled request's own
+     * final completion says what happened. Exempt from admission, as its owner bounds it.
+     */
+    public static SimpleOp cancel(long userData) {
+        return new SimpleOp(Opcode.ASYNC_CANCEL, Admission.EXEMPT, sqe -> sqe.prepCancel(userData, 0), null,
+                Outcome.IGNORED);
+    }
+
+    @Override
+    protected Opcode opcode() {
+        return opcode;
+    }
+
+    @Override
+    protected Admission admission() {
+        return admission;
+    }
+
+    @Override
+    protected void prepare(Sqe sqe) {
+        prep.prepare(sqe);
+    }
+
+    /** An outcome that throws has not answered (telling is its last act): the issuer then fails the op with it. */
+    @Override
+    protected boolean complete(int res, int flags, int ringFlags) {
+        if (!answered) {
+            outcome.completed(res, ringFlags);
+            answered = true;
+        }
+        return true;
+    }
+
+    @Override
+    protected void fail(Throwable cause) {
+        if (!answered) {
+            answered = true;
+            outcome.failed(cause);
+        }
+    }
+
+    @Override
+    protected void release() {
+        if (owned != null) {
+            owned.close();
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.uringactors.actors.internal.issue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.loop.RingLoop;
+import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.ring.OpFlags;
+import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.RequiresIoUring;
+import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Sqe;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * An op whose completion throws (a bug in one op) is answered with that exception and ends; nothing answers it
+ * twice, and the ring serves on.
+ */
+@ExtendWith(RequiresIoUring.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class FailingCompletionTest {
+    private static final RuntimeException BUG = new IllegalStateException("a bug in the completion");
+
+    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
+            .withFallback(ConfigFactory.load()));
+
+    @AfterAll
+    void shutDown() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void aSingleShotOpIsAnsweredWithTheExceptionAndTheRingServesOn() throws Exception {
+        ThrowingOutcome outcome = new ThrowingOutcome();
+        TrackedOp nop = new TrackedOp(Opcode.NOP, Sqe::prepNop, outcome);
+        issue(nop);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
+        assertSame(BUG, e.getCause());
+        TestRings.get(nop.released);
+        assertEquals(1, outcome.completions.get());
+        assertRingServes();
+    }
+
+    @Test
+    void aMultishotOpIsAnsweredOnceAndEndsAndTheRingServesOn() throws Exception {
+        int listener = Sockets.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16, false);
+        try {
+            InetSocketAddress address = Sockets.localAddress(listener);
+            ThrowingOutcome outcome = new ThrowingOutcome();
+            TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
+                    sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), outcome);
+            issue(accept);
+            try (Socket first = new Socket(address.getAddress(), address.getPort())) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
+                assertSame(BUG, e.getCause());
+                TestRings.get(accept.released); // the multishot accept was cancelled: its final completion came
+            }
+            try (Socket later = new Socket(address.getAddress(), address.getPort())) {
+                assertRingServes(); // and the accept that failed takes no connection any more
+            }
+            assertEquals(1, outcome.completions.get(), "completions handled, none after the failure");
+            assertEquals(1, outcome.failures.get(), "answers with a failure");
+        } finally {
+            Sockets.close(listener);
+        }
+    }
+
+    private void issue(RingOp op) {
+        RingLoop loop = Rings.get(kit.system()).loop(0);
+        loop.execute(() -> loop.issuer().issue(op));
+    }
+
+    private void assertRingServes() throws Exception {
+        TestRings.get(AskPattern.askWithStatus(UringFiles.get(kit.system()).ring(0), RingProtocol.Nop::new,
+                Duration.ofSeconds(10), kit.system().scheduler()));
+    }
+
+    /** Throws at each completion, as a bug would, after closing the fd an accept gave it; says what reached it. */
+    private static final class ThrowingOutcome implements SimpleOp.Outcome {
+        final CompletableFuture<Void> answer = new CompletableFuture<>();
+        final AtomicInteger completions = new AtomicInteger();
+        final AtomicInteger failures = new AtomicInteger();
+
+        @Override
+        public void completed(int res, int ringFlags) {
+            completions.incrementAndGet();
+            TrackedOp.closeAccepted(res);
+            throw BUG;
+        }
+
+        @Override
+        public void failed(Throwable cause) {
+            failures.incrementAndGet();
+            answer.completeExceptionally(cause);
+        }
+    }
+
+    /** A simple op that says when it is released, and closes what an accept still brings after its failure. */
+    private static final class TrackedOp extends SimpleOp {
+        final CompletableFuture<Void> released = new CompletableFuture<>();
+        private final Opcode opcode;
+
+        TrackedOp(Opcode opcode, Prep prep, Outcome outcome) {
+            super(opcode, Admission.EXEMPT, prep, null, outcome);
+            this.opcode = opcode;
+        }
+
+        static void closeAccepted(int res) {
+            if (res > 0) {
+                Sockets.close(res);
+            }
+        }
+
+        @Override
+        protected void drained(int res, int flags) {
+            if (opcode == Opcode.ACCEPT) {
+                closeAccepted(res);
+            }
+        }
+
+        @Override
+        protected void release() {
+            released.complete(null);
+        }
+    }
+}
