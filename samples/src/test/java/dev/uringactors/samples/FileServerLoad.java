@@ -107,7 +107,11 @@ abstract class FileServerLoad {
 
     /** Reads {@code length} bytes into a CRC; returns it. */
     private static long crcOf(InputStream in, long length) throws IOException {
-        CRC32 crc = new CRC32();
+        return crcOf(new CRC32(), in, length);
+    }
+
+    /** Reads {@code length} more bytes into {@code crc}; returns its value. */
+    private static long crcOf(CRC32 crc, InputStream in, long length) throws IOException {
         byte[] buffer = new byte[64 * 1024];
         long left = length;
         while (left > 0) {
@@ -175,14 +179,19 @@ abstract class FileServerLoad {
             for (int i = 0; i < 200; i++) {
                 sockets.add(request("/big.bin"));
             }
-            // Each reads its head and 1 KiB at a time up to 256 KiB, slowly; the server is held back meanwhile.
+            // Each reads its head and 1 KiB at a time, 8 KiB in all, slowly; the server is held back meanwhile.
+            CRC32 firstClient = new CRC32();
             for (int kib = 0; kib < 256; kib += 32) {
                 for (Socket s : sockets) {
                     InputStream in = s.getInputStream();
                     if (kib == 0) {
                         readHead(in);
                     }
-                    assertEquals(1024, in.readNBytes(1024).length);
+                    byte[] piece = in.readNBytes(1024);
+                    assertEquals(1024, piece.length);
+                    if (s == sockets.get(0)) {
+                        firstClient.update(piece);
+                    }
                 }
             }
             long growth = peak.peak() - baseline;
@@ -191,8 +200,7 @@ abstract class FileServerLoad {
             assertTrue(growth < STALLED_RSS_BOUND, "RSS grew by " + (growth >> 20) + " MiB");
             // Then one reads the rest: every byte is there, in order, after the stall.
             InputStream in = sockets.get(0).getInputStream();
-            long rest = crcOf(in, BIG - 8 * 1024L);
-            assertTrue(rest != 0);
+            assertEquals(bigCrc, crcOf(firstClient, in, BIG - 8 * 1024L), "the stalled download, byte for byte");
         } finally {
             sockets.forEach(FileServerLoad::closeQuietly);
         }
