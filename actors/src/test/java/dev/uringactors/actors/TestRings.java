@@ -1,7 +1,9 @@
 package dev.uringactors.actors;
 
+import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.internal.loop.RingSupervisor;
 import dev.uringactors.actors.internal.loop.Rings;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 import java.util.concurrent.CompletionStage;
@@ -15,6 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /** What the ring tests share: waiting for answers, and faults reported as a ring's loop would report them. */
 public final class TestRings {
     private TestRings() {
+    }
+
+    /** A test kit whose actor system runs with {@code config} (HOCON, e.g. {@code "uring.rings = 1"}) over the defaults. */
+    public static ActorTestKit kit(String config) {
+        return ActorTestKit.create(ConfigFactory.parseString(config).withFallback(ConfigFactory.load()));
     }
 
     /** The value of {@code stage}, within 10 s. */

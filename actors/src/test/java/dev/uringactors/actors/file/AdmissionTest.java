@@ -1,7 +1,7 @@
 package dev.uringactors.actors.file;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingOverloadedException;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.stream.UringTcp;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.NativeBuffer;
@@ -49,8 +49,7 @@ class AdmissionTest {
 
     @TempDir
     Path dir;
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring.rings = 1");
     private final UringFiles files = UringFiles.get(kit.system());
 
     @AfterEach

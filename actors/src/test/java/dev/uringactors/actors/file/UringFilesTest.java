@@ -1,7 +1,7 @@
 package dev.uringactors.actors.file;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Fifo;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -62,8 +62,7 @@ class UringFilesTest {
      */
     @Test
     void aCloseSentRightAfterReadsLetsThemReadTheFileAndRefusesLaterRequests() throws Exception {
-        ActorTestKit limited = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, admission.max-in-flight = 4 }").withFallback(ConfigFactory.load()));
+        ActorTestKit limited = TestRings.kit("uring { rings = 1, admission.max-in-flight = 4 }");
         try {
             UringFiles limitedFiles = UringFiles.get(limited.system());
             byte[] content = new byte[64 * 1024];

@@ -1,7 +1,7 @@
 package dev.uringactors.actors.stream;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingLoopStats;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -35,9 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DropInTest {
     /** Started eagerly, as pekko.actor.typed.extensions allows. */
-    final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-            "uring.rings = 2\npekko.actor.typed.extensions = [\"dev.uringactors.actors.UringExtension$Id\"]")
-            .withFallback(ConfigFactory.load()));
+    final ActorTestKit testKit = TestRings.kit("uring.rings = 2\npekko.actor.typed.extensions = [\"dev.uringactors.actors.UringExtension$Id\"]");
 
     @AfterAll
     void stop() {

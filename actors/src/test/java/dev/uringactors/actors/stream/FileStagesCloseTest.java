@@ -1,6 +1,5 @@
 package dev.uringactors.actors.stream;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
@@ -43,8 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileStagesCloseTest {
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring.rings = 2");
 
     @TempDir
     Path dir;
@@ -56,9 +54,7 @@ class FileStagesCloseTest {
 
     @Test
     void aSourceWhoseOpenSucceedsWhileAnotherRingRefusesLeavesNoFileOpen() throws Exception {
-        ActorTestKit broken = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 2, supervision { max-restarts = 0, within = 1m } }")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit broken = TestRings.kit("uring { rings = 2, supervision { max-restarts = 0, within = 1m } }");
         try {
             ActorSystem<Void> system = broken.system();
             TestRings.fault(system, 1, "injected: ring 1 gives up");

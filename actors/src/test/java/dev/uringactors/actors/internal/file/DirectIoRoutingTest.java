@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
@@ -49,9 +49,7 @@ class DirectIoRoutingTest {
         assumeTrue(!iopoll.equals("hybrid") || RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL),
                 "HYBRID_IOPOLL needs kernel 6.13");
 
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, iopoll = " + iopoll + ", iopoll-fallback = " + fallback + " }")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, iopoll = " + iopoll + ", iopoll-fallback = " + fallback + " }");
         try {
             UringFiles files = UringFiles.get(testKit.system());
             var open = files.open(file, UringOpenOption.DIRECT).toCompletableFuture();
@@ -78,9 +76,7 @@ class DirectIoRoutingTest {
     @ParameterizedTest(name = "iopoll = on, wait-strategy = {0}")
     @CsvSource({"interrupt", "classic", "hybrid"})
     void theIopollRingStartsUnderEveryWaitStrategy(String strategy) throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, iopoll = on, wait-strategy = " + strategy + " }")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, iopoll = on, wait-strategy = " + strategy + " }");
         try {
             Path file = Files.write(dir.resolve("plain"), new byte[] {1, 2, 3});
             UringFiles files = UringFiles.get(testKit.system());

@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
@@ -37,8 +37,7 @@ class RegisteredFilesTest {
     private UringFiles files;
 
     private void start(String settings) {
-        kit = ActorTestKit.create(ConfigFactory.parseString("uring { " + settings + " }")
-                .withFallback(ConfigFactory.load()));
+        kit = TestRings.kit("uring { " + settings + " }");
         files = UringFiles.get(kit.system());
     }
 

@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.RequiresIoUring;
@@ -31,8 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StaleFileHandleTest {
     @TempDir
     Path dir;
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring.rings = 2");
     private final UringFiles files = UringFiles.get(kit.system());
 
     @AfterEach

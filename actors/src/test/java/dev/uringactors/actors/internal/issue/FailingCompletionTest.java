@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.issue;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
@@ -39,8 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class FailingCompletionTest {
     private static final RuntimeException BUG = new IllegalStateException("a bug in the completion");
 
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring.rings = 1");
 
     @AfterAll
     void shutDown() {

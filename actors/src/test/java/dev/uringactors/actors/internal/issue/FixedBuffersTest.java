@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.issue;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
@@ -49,8 +49,7 @@ class FixedBuffersTest {
 
     @BeforeEach
     void start() throws Exception {
-        kit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, buffers.fixed { count = 4, size = 8 KiB } }").withFallback(ConfigFactory.load()));
+        kit = TestRings.kit("uring { rings = 1, buffers.fixed { count = 4, size = 8 KiB } }");
         files = UringFiles.get(kit.system());
         uring = UringExtension.get(kit.system());
         content = new byte[SIZE];

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.issue;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.IoWqWorkers;
@@ -27,9 +26,7 @@ class IoWqCapTest {
 
     @Test
     void theCapIsAppliedEachTimeTheRingOpens() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, io-wq.max-workers { bounded = 3, unbounded = 5 } }")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, io-wq.max-workers { bounded = 3, unbounded = 5 } }");
         try {
             ActorSystem<?> system = testKit.system();
             assertEquals(CAP, onRingThread(system, probe -> probe.registerIoWqMaxWorkers(0, 0)));

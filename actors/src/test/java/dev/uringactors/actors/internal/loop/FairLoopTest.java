@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.loop;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
@@ -37,9 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FairLoopTest {
     private static final Duration ASK_BOUND = Duration.ofMillis(50);
 
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString(
-            "uring { rings = 1, tcp { idle-timeout = 300ms, register-timeout = 300ms } }")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring { rings = 1, tcp { idle-timeout = 300ms, register-timeout = 300ms } }");
     private final AtomicLong busyTurns = new AtomicLong();
 
     private record Ping(ActorRef<Long> replyTo) {

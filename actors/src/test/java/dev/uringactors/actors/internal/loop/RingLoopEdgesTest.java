@@ -75,8 +75,7 @@ class RingLoopEdgesTest {
     /** Between the ring's close and the loop's end, the actors still on it run on its thread, and are refused I/O. */
     @Test
     void afterTheRingClosesItsActorsStillRunOnItsThread() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring.rings = 1");
         try {
             Rings rings = Rings.get(testKit.system());
             TestRings.get(rings.shutdown());
@@ -98,9 +97,7 @@ class RingLoopEdgesTest {
      */
     @Test
     void wakeUpsKeepWorkingThroughAnSqThatStaysFull() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, sq-entries = 2, defer-taskrun = off, sqpoll { enabled = on, idle = 10ms } }")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, sq-entries = 2, defer-taskrun = off, sqpoll { enabled = on, idle = 10ms } }");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             for (int batch = 0; batch < 200; batch++) {
@@ -122,8 +119,7 @@ class RingLoopEdgesTest {
 
     @Test
     void aTaskThatRunsTooLongIsReportedOnceAndQuickOnesNever() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, dispatcher.stuck-task-warning = 100ms }").withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, dispatcher.stuck-task-warning = 100ms }");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             RingLoop loop = Rings.get(testKit.system()).loop(0);
@@ -153,8 +149,7 @@ class RingLoopEdgesTest {
      */
     @Test
     void anActorWhoseMessageThrowsPastPekkoIsStoppedAndTheRingGoesOn() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring.rings = 1");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             var broken = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<String>receiveMessage(m -> {

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.loop;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Fifo;
 import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.RingLoopStats;
@@ -44,8 +43,7 @@ class RingRestartAndShutdownTest {
 
     @BeforeEach
     void start() throws Exception {
-        testKit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 1, shutdown-timeout = 2s }")
-                .withFallback(ConfigFactory.load()));
+        testKit = TestRings.kit("uring { rings = 1, shutdown-timeout = 2s }");
         uring = UringExtension.get(testKit.system());
         // O_RDWR on a FIFO opens at once; reads of it stay in flight until someone writes.
         fifo = UringFiles.get(testKit.system()).open(Fifo.create(dir, "fifo"), StandardOpenOption.READ,
@@ -68,8 +66,7 @@ class RingRestartAndShutdownTest {
     }
     @Test
     void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() throws Exception {
-        ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
+        ActorTestKit strict = TestRings.kit("uring { rings = 1, supervision { max-restarts = 1, within = 1m } }");
         try {
             UringExtension u = UringExtension.get(strict.system());
             int first = generation(strict.system(), 0);
@@ -110,8 +107,7 @@ class RingRestartAndShutdownTest {
 
     @Test
     void aRingThatFailsTooOftenStaysClosedAndAnswersAtOnce() throws Exception {
-        ActorTestKit strict = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, supervision { max-restarts = 1, within = 1m } }").withFallback(ConfigFactory.load()));
+        ActorTestKit strict = TestRings.kit("uring { rings = 1, supervision { max-restarts = 1, within = 1m } }");
         try {
             UringExtension u = UringExtension.get(strict.system());
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();

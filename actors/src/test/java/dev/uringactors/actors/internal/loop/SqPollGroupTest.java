@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.loop;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.SqPollStats;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
@@ -29,9 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Two rings sharing one SQPOLL thread: attaching after a restart, and the thread's figures. */
 @ExtendWith(RequiresIoUring.class)
 class SqPollGroupTest {
-    private final ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString(
-            "uring { rings = 2, defer-taskrun = off, sqpoll { enabled = on, groups = 1, idle = 20ms } }")
-            .withFallback(ConfigFactory.load()));
+    private final ActorTestKit kit = TestRings.kit("uring { rings = 2, defer-taskrun = off, sqpoll { enabled = on, groups = 1, idle = 20ms } }");
     private final UringExtension uring = UringExtension.get(kit.system());
 
     @AfterEach

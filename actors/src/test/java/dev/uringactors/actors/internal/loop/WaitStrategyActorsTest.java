@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.loop;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
@@ -28,8 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WaitStrategyActorsTest {
     /** Runs {@code requests} NOP round trips, one every {@code gapNanos}; returns the ring thread's CPU time. */
     private static long lightLoad(String strategy, int requests, long gapNanos) throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, wait-strategy = " + strategy + " }").withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, wait-strategy = " + strategy + " }");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             TestProbe<StatusReply<Done>> probe = testKit.createTestProbe();
@@ -66,8 +64,7 @@ class WaitStrategyActorsTest {
      */
     @Test
     void hybridDoesNotSpinForIdleConnections() throws Exception {
-        ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, wait-strategy = hybrid }").withFallback(ConfigFactory.load()));
+        ActorTestKit testKit = TestRings.kit("uring { rings = 1, wait-strategy = hybrid }");
         java.util.List<java.net.Socket> clients = new java.util.ArrayList<>();
         try {
             UringExtension uring = UringExtension.get(testKit.system());

@@ -1,6 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
-import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
@@ -49,8 +49,8 @@ class ListenerSupervisionTest {
     @ParameterizedTest(name = "listener = {0}")
     @ValueSource(strings = {"shared", "reuse-port"})
     void aFailedListenerIsRestartedAndWhatWaitedInTheBacklogIsServed(String listener) throws Exception {
-        kit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 2, tcp { listener = " + listener
-                + ", accept-backoff = 200ms } }").withFallback(ConfigFactory.load()));
+        kit = TestRings.kit("uring { rings = 2, tcp { listener = " + listener
+                + ", accept-backoff = 200ms } }");
         long socketsBefore = OpenFds.sockets();
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         Bound bound;

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.tcp;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
@@ -51,8 +50,7 @@ class RingFaultTcpTest {
     }
 
     private void start(String settings) {
-        kit = ActorTestKit.create(ConfigFactory.parseString("uring { rings = 1, " + settings + " }")
-                .withFallback(ConfigFactory.load()));
+        kit = TestRings.kit("uring { rings = 1, " + settings + " }");
     }
 
     @Test

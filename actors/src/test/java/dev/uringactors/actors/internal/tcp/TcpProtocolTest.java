@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Ack;
@@ -260,8 +261,7 @@ class TcpProtocolTest {
     @Test
     @SuppressWarnings("try") // the client sockets only need to be open
     void pullModeAcceptsOnlyWhatWasAskedFor() throws Exception {
-        ActorTestKit oneRing = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 1")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit oneRing = TestRings.kit("uring.rings = 1");
         try {
             TestProbe<Event> handler = oneRing.createTestProbe(Event.class);
             UringTcp.get(oneRing.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, true));
@@ -288,8 +288,7 @@ class TcpProtocolTest {
 
     @Test
     void zeroCopyWritesArriveIntactAndAreAcknowledged() throws Exception {
-        ActorTestKit zc = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, tcp.zero-copy-threshold = 16 KiB }").withFallback(ConfigFactory.load()));
+        ActorTestKit zc = TestRings.kit("uring { rings = 1, tcp.zero-copy-threshold = 16 KiB }");
         try {
             TestProbe<Event> handler = zc.createTestProbe(Event.class);
             UringTcp.get(zc.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
@@ -320,8 +319,7 @@ class TcpProtocolTest {
 
     @Test
     void stoppingTheSystemWithoutUnbindingFreesThePort() throws Exception {
-        ActorTestKit other = ActorTestKit.create(ConfigFactory.parseString("uring.rings = 2")
-                .withFallback(ConfigFactory.load()));
+        ActorTestKit other = TestRings.kit("uring.rings = 2");
         TestProbe<Event> handler = other.createTestProbe(Event.class);
         UringTcp.get(other.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
         Bound bound = handler.expectMessageClass(Bound.class);
@@ -331,8 +329,7 @@ class TcpProtocolTest {
 
     @Test
     void idleConnectionsAreClosed() throws Exception {
-        ActorTestKit idle = ActorTestKit.create(ConfigFactory.parseString(
-                "uring { rings = 1, tcp.idle-timeout = 300ms }").withFallback(ConfigFactory.load()));
+        ActorTestKit idle = TestRings.kit("uring { rings = 1, tcp.idle-timeout = 300ms }");
         try {
             TestProbe<Event> handler = idle.createTestProbe(Event.class);
             UringTcp.get(idle.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
