@@ -47,6 +47,7 @@ class UringSettingsTest {
         assertEquals(Duration.ofSeconds(1), s.stuckTaskWarning());
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
+        assertEquals(new UringSettings.Admission(2048, 16384), s.admission(), "the CQ's size; 16 x sq-entries");
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
         assertFalse(s.jmx());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
@@ -70,6 +71,7 @@ class UringSettingsTest {
                   dispatcher { throughput = 8, tasks-per-turn = 32 }
                   shutdown-timeout = 2s
                   request-timeout = 3s
+                  admission { max-in-flight = 100, max-waiting = 0 }
                   supervision { max-restarts = 2, within = 10s }
                   jmx = on
                   tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
@@ -94,6 +96,7 @@ class UringSettingsTest {
         assertEquals(32, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(2), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(3), s.requestTimeout());
+        assertEquals(new UringSettings.Admission(100, 0), s.admission(), "0: requests never wait");
         assertEquals(new UringSettings.Supervision(2, Duration.ofSeconds(10)), s.supervision());
         assertTrue(s.jmx());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
@@ -136,6 +139,8 @@ class UringSettingsTest {
             dispatcher.stuck-task-warning | 1ms        | a duration from 10ms to 1h, got 1ms
             shutdown-timeout          | 0s             | a duration from 1ms to 1h, got 0s
             request-timeout           | soon           | a duration such as 10ms
+            admission.max-in-flight   | 0              | whole number from 1 to 1048576
+            admission.max-waiting     | -1             | whole number from 0 to 16777216
             supervision.max-restarts  | -1             | whole number from 0 to 1000
             supervision.within        | 0s             | a duration from 1ms to 24h, got 0s
             tcp.listener              | each           | one of reuse-port | shared
@@ -163,6 +168,14 @@ class UringSettingsTest {
                 () -> settings("uring." + key + " = \"" + value + "\""));
         assertTrue(e.getMessage().contains("uring." + key), e.getMessage());
         assertTrue(e.getMessage().contains(allowed), e.getMessage());
+    }
+
+    @Test
+    void admissionDefaultsFollowTheQueues() {
+        assertEquals(new UringSettings.Admission(512, 4096), settings("uring { sq-entries = 256, cq-entries = 512 }")
+                .admission(), "the CQ's size; 16 x sq-entries");
+        assertEquals(new UringSettings.Admission(4, 1024), settings("uring.sq-entries = 2").admission(),
+                "twice sq-entries when the CQ is auto; at least 1024 waiting");
     }
 
     @Test
