@@ -24,6 +24,7 @@ public final class RingGeneration {
     private static final Logger log = LoggerFactory.getLogger(RingGeneration.class);
     /** user_data of the eventfd read (above any slot's: generations stay below 2^30). */
     static final long WAKE = UserData.MAX;
+    private static final CompletionHandler NOTHING_IN_FLIGHT = (userData, res, flags) -> { };
 
     private final int number;
     private final RingSpec spec;
@@ -59,10 +60,10 @@ public final class RingGeneration {
                 polled = openRing(spec, spec.polledOptions);
             }
             return new RingGeneration(number, spec, ring, polled, resources);
-        } catch (RuntimeException e) {
-            closeRing(spec, ring);
+        } catch (RuntimeException e) { // just opened: nothing in flight to drain
+            closeRing(spec, ring, NOTHING_IN_FLIGHT, 0);
             if (polled != null) {
-                closeRing(spec, polled);
+                closeRing(spec, polled, NOTHING_IN_FLIGHT, 0);
             }
             throw e;
         }
@@ -82,14 +83,6 @@ public final class RingGeneration {
                     ring.registerIoWqMaxWorkers(cap.bounded(), cap.unbounded()));
         }
         return ring;
-    }
-
-    /** Closes a ring without draining, leaving its SQPOLL group first so that nothing attaches to it as it goes. */
-    private static void closeRing(RingSpec spec, Ring r) {
-        if (spec.group != null) {
-            spec.group.leave(r);
-        }
-        r.close((userData, res, flags) -> { }, 0); // just opened: nothing in flight
     }
 
     /** The new ring's registered buffers, or null: none configured, or refused by the kernel (said once). */
@@ -186,8 +179,9 @@ public final class RingGeneration {
      */
     boolean drainAndClose(CompletionHandler handler, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        boolean drained = drainAndClose(ring, handler, timeout.toNanos())
-                & (polledRing == null || drainAndClose(polledRing, handler, Math.max(0, deadline - System.nanoTime())));
+        boolean drained = closeRing(spec, ring, handler, timeout.toNanos())
+                & (polledRing == null
+                || closeRing(spec, polledRing, handler, Math.max(0, deadline - System.nanoTime())));
         if (fixed != null) { // free now what came back; the rest as it comes back, or never if it stays in the kernel
             fixed.close();
         }
@@ -200,14 +194,18 @@ public final class RingGeneration {
         return drained;
     }
 
-    private boolean drainAndClose(Ring r, CompletionHandler handler, long timeoutNanos) {
+    /**
+     * Drains {@code r} into {@code handler} for up to {@code timeoutNanos} and closes it, leaving its SQPOLL group
+     * first so that nothing attaches to it as it goes; whether nothing was left in flight.
+     */
+    private static boolean closeRing(RingSpec spec, Ring r, CompletionHandler handler, long timeoutNanos) {
         if (spec.group != null) {
             spec.group.leave(r);
         }
         try {
             return r.close(handler, timeoutNanos);
         } catch (RuntimeException e) {
-            log.warn("ring {}: closing generation {} failed", spec.index, number, e);
+            log.warn("ring {}: closing a ring failed", spec.index, e);
             return false;
         }
     }
