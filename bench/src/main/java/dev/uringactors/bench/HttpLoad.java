@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  */
 final class HttpLoad {
     private static final Pattern REQUESTS = Pattern.compile("Requests/sec:\\s*([0-9.]+)");
+    private static final Pattern H2_RATE = Pattern.compile("finished in [0-9.]+m?s, ([0-9.]+) req/s");
+    private static final Pattern H2_FAILED = Pattern.compile("(\\d+) failed, (\\d+) errored, (\\d+) timeout");
+    private static final Pattern H2_STATUS = Pattern.compile("status codes: \\d+ 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
     private HttpLoad() {
@@ -83,6 +86,25 @@ final class HttpLoad {
             throw new IllegalStateException("wrk against " + url + " failed: " + out);
         }
         return Double.parseDouble(m.group(1));
+    }
+
+    /**
+     * Requests per second of one bounded {@code h2load -c16 -m32} run (HTTP/2 with prior knowledge, 16
+     * connections of 32 concurrent streams) on CPU 0; any failed, errored or non-2xx request fails it.
+     */
+    static double h2load(String h2load, String url, int seconds) throws Exception {
+        Process p = start(List.of("taskset", "-c", "0", h2load, "-c16", "-m32", "-t1", "-D" + seconds, url));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        Matcher rate = H2_RATE.matcher(out);
+        Matcher failed = H2_FAILED.matcher(out);
+        Matcher status = H2_STATUS.matcher(out);
+        boolean clean = failed.find() && status.find() && failed.group(1).equals("0") && failed.group(2).equals("0")
+                && failed.group(3).equals("0") && status.group(1).equals("0") && status.group(2).equals("0")
+                && status.group(3).equals("0");
+        if (p.waitFor() != 0 || !rate.find() || !clean) {
+            throw new IllegalStateException("h2load against " + url + " failed: " + out);
+        }
+        return Double.parseDouble(rate.group(1));
     }
 
     /** Stops what was started (SIGTERM, then SIGKILL after 10 s). */

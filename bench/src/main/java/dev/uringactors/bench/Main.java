@@ -29,8 +29,12 @@ public final class Main {
               sqpoll --file F [--qd 32] [--seconds 6]
                   4 KiB random O_DIRECT reads through one ring without and with SQPOLL: IOPS, CPU per read of the
                   ring thread (CPU 1) and of the SQ thread (CPU 0)
-              pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
-                  the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
+              pekko-http [--seconds 6] [--rounds 3] [--sample-jar J] [--protocol h1|h2c]
+                  the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk;
+                  h2c: h2load, apt-get install nghttp2-client)
+              kv [--requests 500000] [--rounds 3] [--aof DIR] [--sample-jar J]
+                  the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
+                  (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -57,6 +61,7 @@ public final class Main {
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
+                case "kv" -> KvBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));

@@ -8,8 +8,10 @@ import java.util.Locale;
 
 /**
  * The pekko-http sample on the rings against the same sample on Pekko's own TCP: the same routes and settings,
- * {@code GET /} (a 13-byte hello). Both servers are pinned to CPU 1 and wrk ({@code -t1 -c64}) to CPU 0; they run
- * side by side and are measured alternately, after each JVM has been warmed up. The last line gives the medians.
+ * {@code GET /} (a 13-byte hello). Both servers are pinned to CPU 1 and the load to CPU 0: wrk ({@code -t1 -c64})
+ * for HTTP/1.1, or with {@code --protocol h2c} h2load ({@code -c16 -m32}, prior knowledge) against both servers
+ * started with {@code pekko.http.server.enable-http2 = on}. They run side by side and are measured alternately,
+ * after each JVM has been warmed up. The last line gives the medians.
  */
 final class PekkoHttpBench {
     private PekkoHttpBench() {
@@ -19,40 +21,50 @@ final class PekkoHttpBench {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
-        String wrk = HttpLoad.onPath("wrk", "wrk");
+        boolean h2c = switch (args.string("protocol", "h1")) {
+            case "h1" -> false;
+            case "h2c" -> true;
+            default -> throw new IllegalArgumentException("--protocol is h1 or h2c");
+        };
+        String loadTool = h2c ? HttpLoad.onPath("h2load", "nghttp2-client") : HttpLoad.onPath("wrk", "wrk");
         HttpLoad.requireSampleJar(sampleJar);
         List<Process> started = new ArrayList<>();
         try {
             String[] urls = new String[2]; // uring, pekko
             String[] transports = {"uring", "pekko"};
             for (int i = 0; i < 2; i++) {
-                Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-jar", sampleJar,
+                Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java",
+                        "-Dpekko.http.server.enable-http2=" + (h2c ? "on" : "off"), "-jar", sampleJar,
                         "pekko-http", "--port", "0", "--transport", transports[i]));
                 started.add(sample);
                 urls[i] = "http://127.0.0.1:" + HttpLoad.listeningPort(sample) + "/";
             }
-            System.out.printf("pekko-http sample on uring (%s) and on pekko (%s); %d rounds of %d s%n", urls[0],
-                    urls[1], rounds, seconds);
+            System.out.printf("pekko-http sample (%s) on uring (%s) and on pekko (%s); %d rounds of %d s%n",
+                    h2c ? "h2c" : "HTTP/1.1", urls[0], urls[1], rounds, seconds);
             for (String url : urls) { // the JIT's warm-up: C2 keeps compiling for some 20 s of load
-                HttpLoad.wrk(wrk, url, 20);
+                load(h2c, loadTool, url, 20);
             }
             double[][] figures = new double[2][rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < 2; i++) {
-                    figures[i][r] = HttpLoad.wrk(wrk, urls[i], seconds);
+                    figures[i][r] = load(h2c, loadTool, urls[i], seconds);
                 }
                 System.out.printf(Locale.ROOT, "round %d: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n", r + 1,
                         figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
             }
             double uring = HttpLoad.median(figures[0]);
             double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "pekko-http GET / c64: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n",
-                    uring, pekko, uring / pekko);
-            FigureRecorder recorder = args.figures("pekko-http");
-            recorder.record("uring-actors", "connections", 64, "requests/s", uring);
-            recorder.record("pekko-tcp", "connections", 64, "requests/s", pekko);
+            System.out.printf(Locale.ROOT, "pekko-http GET / %s: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n",
+                    h2c ? "h2c c16 m32" : "c64", uring, pekko, uring / pekko);
+            FigureRecorder recorder = args.figures(h2c ? "pekko-http-h2c" : "pekko-http");
+            recorder.record("uring-actors", "connections", h2c ? 16 : 64, "requests/s", uring);
+            recorder.record("pekko-tcp", "connections", h2c ? 16 : 64, "requests/s", pekko);
         } finally {
             HttpLoad.stopAll(started);
         }
+    }
+
+    private static double load(boolean h2c, String tool, String url, int seconds) throws Exception {
+        return h2c ? HttpLoad.h2load(tool, url, seconds) : HttpLoad.wrk(tool, url, seconds);
     }
 }

@@ -1,0 +1,135 @@
+package dev.uringactors.bench;
+
+import dev.uringactors.bench.figures.FigureRecorder;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code kv} sample against redis-server, both pinned to CPU 1, with redis-benchmark on CPU 0: {@code -t set,get
+ * -c 50 -r 100000 -d 16}, without pipelining and with {@code -P 16}. redis-server runs as a cache ({@code --save ''
+ * --appendonly no}); with {@code --aof DIR} both append every write and fsync it before answering ({@code --aof DIR
+ * --fsync always} against {@code --appendonly yes --appendfsync always}), in DIR (put it on the device to measure).
+ * They run side by side and are measured alternately after the sample's JVM is warmed up; the last lines give the
+ * medians.
+ */
+final class KvBench {
+    private static final Pattern CSV_ROW = Pattern.compile("^\"(SET|GET)\",\"([0-9.]+)\"", Pattern.MULTILINE);
+
+    private KvBench() {
+    }
+
+    static void main(Args args) throws Exception {
+        int requests = args.intValue("requests", 500_000);
+        int rounds = args.intValue("rounds", 3);
+        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String aof = args.string("aof", "");
+        String redisServer = HttpLoad.onPath("redis-server", "redis-server redis-tools");
+        String redisBenchmark = HttpLoad.onPath("redis-benchmark", "redis-server redis-tools");
+        HttpLoad.requireSampleJar(sampleJar);
+        boolean durable = !aof.isEmpty();
+        Path dir = durable ? Files.createTempDirectory(Path.of(aof), "kv-bench") : Files.createTempDirectory("kv-bench");
+        List<Process> started = new ArrayList<>();
+        try {
+            int redisPort = freePort();
+            List<String> redis = new ArrayList<>(List.of("taskset", "-c", "1", redisServer, "--port",
+                    String.valueOf(redisPort), "--bind", "127.0.0.1", "--save", "", "--dir",
+                    Files.createDirectories(dir.resolve("redis")).toString()));
+            redis.addAll(durable ? List.of("--appendonly", "yes", "--appendfsync", "always")
+                    : List.of("--appendonly", "no"));
+            started.add(HttpLoad.start(redis));
+            List<String> kv = new ArrayList<>(List.of("taskset", "-c", "1", "java", "-jar", sampleJar, "kv",
+                    "--port", "0"));
+            if (durable) {
+                kv.addAll(List.of("--aof", Files.createDirectories(dir.resolve("kv")).toString(), "--fsync",
+                        "always"));
+            }
+            Process sample = HttpLoad.start(kv);
+            started.add(sample);
+            int kvPort = HttpLoad.listeningPort(sample);
+            awaitPing(redisBenchmark, redisPort);
+            System.out.printf("kv on port %d, redis-server on port %d (%s); %d rounds of %d requests%n", kvPort,
+                    redisPort, durable ? "AOF, fsync always, in " + dir : "no persistence", rounds, requests);
+            for (int pipeline : new int[] {1, 16}) { // the JIT's warm-up, on both paths
+                run(redisBenchmark, kvPort, requests, pipeline);
+            }
+            FigureRecorder recorder = args.figures(durable ? "kv-aof" : "kv");
+            for (int pipeline : durable ? new int[] {1} : new int[] {1, 16}) {
+                double[][] figures = new double[4][rounds]; // set kv, set redis, get kv, get redis
+                for (int r = 0; r < rounds; r++) {
+                    double[] ours = run(redisBenchmark, kvPort, requests, pipeline);
+                    double[] theirs = run(redisBenchmark, redisPort, requests, pipeline);
+                    figures[0][r] = ours[0];
+                    figures[1][r] = theirs[0];
+                    figures[2][r] = ours[1];
+                    figures[3][r] = theirs[1];
+                    System.out.printf(Locale.ROOT, "round %d -P %d: SET kv %.0f redis %.0f (%.2fx), "
+                                    + "GET kv %.0f redis %.0f (%.2fx)%n", r + 1, pipeline, ours[0], theirs[0],
+                            ours[0] / theirs[0], ours[1], theirs[1], ours[1] / theirs[1]);
+                }
+                double[] medians = new double[4];
+                for (int i = 0; i < 4; i++) {
+                    medians[i] = HttpLoad.median(figures[i]);
+                }
+                System.out.printf(Locale.ROOT, "kv%s -c 50 -P %d: SET kv %.0f/s redis %.0f/s (%.2fx), "
+                                + "GET kv %.0f/s redis %.0f/s (%.2fx)%n", durable ? " aof always" : "", pipeline,
+                        medians[0], medians[1], medians[0] / medians[1], medians[2], medians[3],
+                        medians[2] / medians[3]);
+                recorder.record("uring-actors SET", "pipeline", pipeline, "requests/s", medians[0]);
+                recorder.record("redis-server SET", "pipeline", pipeline, "requests/s", medians[1]);
+                recorder.record("uring-actors GET", "pipeline", pipeline, "requests/s", medians[2]);
+                recorder.record("redis-server GET", "pipeline", pipeline, "requests/s", medians[3]);
+            }
+        } finally {
+            HttpLoad.stopAll(started);
+        }
+    }
+
+    /** SET and GET requests/s of one redis-benchmark run on CPU 0; an error from the server fails it. */
+    private static double[] run(String redisBenchmark, int port, int requests, int pipeline) throws Exception {
+        Process p = HttpLoad.start(List.of("taskset", "-c", "0", redisBenchmark, "-h", "127.0.0.1", "-p",
+                String.valueOf(port), "-t", "set,get", "-c", "50", "-n", String.valueOf(requests), "-r", "100000",
+                "-d", "16", "-P", String.valueOf(pipeline), "--csv"));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        double[] rates = new double[2];
+        Matcher m = CSV_ROW.matcher(out);
+        int found = 0;
+        while (m.find()) {
+            rates[m.group(1).equals("SET") ? 0 : 1] = Double.parseDouble(m.group(2));
+            found++;
+        }
+        if (p.waitFor() != 0 || found != 2 || out.contains("ERR")) {
+            throw new IllegalStateException("redis-benchmark against port " + port + " failed: " + out);
+        }
+        return rates;
+    }
+
+    /** Waits (10 s at most) until redis-server answers. */
+    private static void awaitPing(String redisBenchmark, int port) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Process p = HttpLoad.start(List.of(redisBenchmark, "-h", "127.0.0.1", "-p", String.valueOf(port), "-t",
+                    "ping", "-n", "1", "-c", "1", "-q"));
+            p.getInputStream().readAllBytes();
+            if (p.waitFor() == 0) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new IllegalStateException("redis-server on port " + port + " did not answer within 10 s");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
