@@ -53,7 +53,8 @@ final class EchoPeersBench {
         List<String> chosen = List.of(args.string("peers",
                 "uring-actors,netty-io_uring,netty-epoll,netty-nio,pekko-streams-tcp").split(","));
         List<EchoPeer> peers = new ArrayList<>();
-        for (EchoPeer peer : List.of(new UringEchoPeer(1, wait), NettyEchoPeer.ioUring(1), NettyEchoPeer.epoll(1),
+        for (EchoPeer peer : List.of(new UringEchoPeer(1, wait, "io-uring"),
+                new UringEchoPeer(1, wait, "jdk"), NettyEchoPeer.ioUring(1), NettyEchoPeer.epoll(1),
                 NettyEchoPeer.nio(1), new PekkoTcpEchoPeer())) {
             if (chosen.contains(peer.name())) {
                 peers.add(peer);

@@ -17,7 +17,8 @@ public final class Main {
                   4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio); --lend:
                   ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
-                  echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp
+                  echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp;
+                  the peer uring-actors-jdk (ours on the JDK backend) only when --peers names it
               accept --count 10000 [--batch 2000] [--c-accept /tmp/uring-anchors/accept_bench]
                   accepting queued connections through our stack, multishot and single-shot, beside C
               wait-modes [--file F] [--seconds 5] [--qd 1] [--busy 2]
@@ -30,6 +31,7 @@ public final class Main {
                   4 KiB random O_DIRECT reads through one ring without and with SQPOLL: IOPS, CPU per read of the
                   ring thread (CPU 1) and of the SQ thread (CPU 0)
               pekko-http [--seconds 6] [--rounds 3] [--sample-jar J] [--protocol h1|h2c]
+                  [--backend io-uring|jdk]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk;
                   h2c: h2load, apt-get install nghttp2-client)
               kv [--requests 500000] [--rounds 3] [--aof DIR] [--sample-jar J]

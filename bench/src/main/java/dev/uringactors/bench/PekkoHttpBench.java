@@ -11,7 +11,8 @@ import java.util.Locale;
  * {@code GET /} (a 13-byte hello). Both servers are pinned to CPU 1 and the load to CPU 0: wrk ({@code -t1 -c64})
  * for HTTP/1.1, or with {@code --protocol h2c} h2load ({@code -c16 -m32}, prior knowledge) against both servers
  * started with {@code pekko.http.server.enable-http2 = on}. They run side by side and are measured alternately,
- * after each JVM has been warmed up. The last line gives the medians.
+ * after each JVM has been warmed up. The last line gives the medians. With {@code --backend jdk} the uring side
+ * runs on the JDK backend (the fallback where io_uring is refused), which should cost nothing over Pekko's own.
  */
 final class PekkoHttpBench {
     private PekkoHttpBench() {
@@ -27,20 +28,21 @@ final class PekkoHttpBench {
             default -> throw new IllegalArgumentException("--protocol is h1 or h2c");
         };
         String loadTool = h2c ? HttpLoad.onPath("h2load", "nghttp2-client") : HttpLoad.onPath("wrk", "wrk");
+        String backend = args.string("backend", "io-uring");
         HttpLoad.requireSampleJar(sampleJar);
         List<Process> started = new ArrayList<>();
         try {
             String[] urls = new String[2]; // uring, pekko
             String[] transports = {"uring", "pekko"};
             for (int i = 0; i < 2; i++) {
-                Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java",
+                Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-During.backend=" + backend,
                         "-Dpekko.http.server.enable-http2=" + (h2c ? "on" : "off"), "-jar", sampleJar,
                         "pekko-http", "--port", "0", "--transport", transports[i]));
                 started.add(sample);
                 urls[i] = "http://127.0.0.1:" + HttpLoad.listeningPort(sample) + "/";
             }
-            System.out.printf("pekko-http sample (%s) on uring (%s) and on pekko (%s); %d rounds of %d s%n",
-                    h2c ? "h2c" : "HTTP/1.1", urls[0], urls[1], rounds, seconds);
+            System.out.printf("pekko-http sample (%s) on uring, backend %s (%s) and on pekko (%s); %d rounds of %d s%n",
+                    h2c ? "h2c" : "HTTP/1.1", backend, urls[0], urls[1], rounds, seconds);
             for (String url : urls) { // the JIT's warm-up: C2 keeps compiling for some 20 s of load
                 load(h2c, loadTool, url, 20);
             }
@@ -56,7 +58,8 @@ final class PekkoHttpBench {
             double pekko = HttpLoad.median(figures[1]);
             System.out.printf(Locale.ROOT, "pekko-http GET / %s: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n",
                     h2c ? "h2c c16 m32" : "c64", uring, pekko, uring / pekko);
-            FigureRecorder recorder = args.figures(h2c ? "pekko-http-h2c" : "pekko-http");
+            FigureRecorder recorder = args.figures((h2c ? "pekko-http-h2c" : "pekko-http")
+                    + (backend.equals("jdk") ? "-jdk-backend" : ""));
             recorder.record("uring-actors", "connections", h2c ? 16 : 64, "requests/s", uring);
             recorder.record("pekko-tcp", "connections", h2c ? 16 : 64, "requests/s", pekko);
         } finally {

@@ -9,20 +9,25 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Our echo server (the sample's), on {@code rings} rings. */
+/**
+ * Our echo server (the sample's), on {@code rings} rings; or, with the {@code jdk} backend, the same actors over
+ * Pekko IO's TCP, the fallback where io_uring is refused.
+ */
 final class UringEchoPeer implements EchoPeer {
     private final int rings;
     private final String waitStrategy;
+    private final String backend;
     private ActorSystem<?> system;
 
-    UringEchoPeer(int rings, String waitStrategy) {
+    UringEchoPeer(int rings, String waitStrategy, String backend) {
         this.rings = rings;
         this.waitStrategy = waitStrategy;
+        this.backend = backend;
     }
 
     @Override
     public String name() {
-        return "uring-actors";
+        return backend.equals("jdk") ? "uring-actors-jdk" : "uring-actors";
     }
 
     @Override
@@ -30,7 +35,7 @@ final class UringEchoPeer implements EchoPeer {
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         system = ActorSystem.create(EchoServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 bound), "uring-echo", ConfigFactory.parseString("uring { rings = " + rings + ", wait-strategy = "
-                + waitStrategy + " }\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
+                + waitStrategy + ", backend = " + backend + " }\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
         return bound.get(10, TimeUnit.SECONDS).getPort();
     }
 
