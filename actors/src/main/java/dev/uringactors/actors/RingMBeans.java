@@ -10,6 +10,7 @@ import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.ReflectionException;
+import javax.management.StandardMBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,15 +19,24 @@ import java.util.List;
  * One MBean per ring with {@code uring.jmx = on}, named {@code dev.uringactors:type=Ring,system=<actor
  * system>-<n>,ring=<i>}: its attributes are the ring's index ({@code Ring}), its wait strategy
  * ({@code WaitStrategy}) and the {@link RingFigure}s, read on the ring's thread; a JMX client that reads several at
- * once sees one snapshot. Registered at the extension's start, unregistered at its shutdown.
+ * once sees one snapshot. Beside them, {@code dev.uringactors:type=Backend,system=<...>} ({@link BackendMXBean}) says
+ * which backend runs. Registered at the extension's start, unregistered at its shutdown.
  */
 final class RingMBeans {
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     private final List<ObjectName> names = new ArrayList<>();
 
-    /** Registers one bean per ring under {@code dev.uringactors:type=Ring,system=<instance>,ring=<i>}. */
-    RingMBeans(String instance, RingStatsSnapshots snapshots) {
+    /**
+     * Registers the backend's bean, and one bean per ring under
+     * {@code dev.uringactors:type=Ring,system=<instance>,ring=<i>}.
+     */
+    RingMBeans(String instance, BackendChoice backend, RingStatsSnapshots snapshots) {
         try {
+            ObjectName backendName = new ObjectName("dev.uringactors:type=Backend,system="
+                    + ObjectName.quote(instance));
+            server.registerMBean(new StandardMBean(new BackendBean(backend), BackendMXBean.class, true),
+                    backendName);
+            names.add(backendName);
             for (int i = 0; i < snapshots.rings(); i++) {
                 ObjectName name = new ObjectName("dev.uringactors:type=Ring,system=" + ObjectName.quote(instance)
                         + ",ring=" + i);
@@ -48,6 +58,19 @@ final class RingMBeans {
             }
         }
         names.clear();
+    }
+
+    /** The backend and why, fixed at start. */
+    private record BackendBean(BackendChoice choice) implements BackendMXBean {
+        @Override
+        public String getBackend() {
+            return choice.backend().settingValue();
+        }
+
+        @Override
+        public String getReason() {
+            return choice.reason();
+        }
     }
 
     /**

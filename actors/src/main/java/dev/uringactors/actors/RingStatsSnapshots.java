@@ -23,11 +23,11 @@ public final class RingStatsSnapshots {
     public RingStatsSnapshots(UringExtension uring, Duration maxAge) {
         this.uring = uring;
         this.maxAgeNanos = maxAge.toNanos();
-        this.last = new RingLoopStats[uring.ringCount()];
-        this.takenAt = new long[uring.ringCount()];
+        this.last = new RingLoopStats[uring.runningRings()];
+        this.takenAt = new long[uring.runningRings()];
     }
 
-    /** The number of rings. */
+    /** The number of rings that run (none under the JDK backend). */
     public int rings() {
         return last.length;
     }

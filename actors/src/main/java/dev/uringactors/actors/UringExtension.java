@@ -21,6 +21,10 @@ import java.util.concurrent.CompletionStage;
  * run on that ring's thread, so a completion, the actor's reaction and its next request need no thread hop.
  * Files go through {@code UringFiles}, sockets through {@code UringTcp}. CoordinatedShutdown cancels, drains and
  * closes the rings.
+ *
+ * <p>{@code uring.backend} decides at start whether rings run at all ({@link #backend()}). Under
+ * {@link Backend#JDK} the same API works without them: {@link #ringCount()} is the configured count, every
+ * {@link #dispatcher(int)} is the default dispatcher, and {@link #stats()} is empty.
  */
 public final class UringExtension implements Extension {
     private final Rings rings;
@@ -30,7 +34,8 @@ public final class UringExtension implements Extension {
     private UringExtension(ActorSystem<?> system) {
         this.rings = Rings.get(system);
         this.mbeans = rings.settings().jmx()
-                ? new RingMBeans(rings.instance(), new RingStatsSnapshots(this, Duration.ofMillis(100))) : null;
+                ? new RingMBeans(rings.instance(), new BackendChoice(rings.backend(), rings.backendReason()),
+                        new RingStatsSnapshots(this, Duration.ofMillis(100))) : null;
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-extension", this::shutdown);
     }
@@ -45,7 +50,20 @@ public final class UringExtension implements Extension {
         return rings.settings();
     }
 
-    /** The number of rings. */
+    /** The backend that runs: io_uring, or the JDK's I/O where {@code uring.backend} led to it. */
+    public Backend backend() {
+        return rings.backend();
+    }
+
+    /**
+     * Why {@link #backend()} runs, naming {@code uring.backend}: "uring.backend = jdk", or under auto the kernel's
+     * refusal of io_uring (e.g. "uring.backend = auto: io_uring_setup: EPERM (...)").
+     */
+    public String backendReason() {
+        return rings.backendReason();
+    }
+
+    /** The number of rings (configured; under the JDK backend no ring runs and each is the default dispatcher). */
     public int ringCount() {
         return rings.count();
     }
@@ -65,16 +83,21 @@ public final class UringExtension implements Extension {
         return rings.dispatcherId(i);
     }
 
-    /** Every ring's counters, in ring order, each taken on its ring's thread. */
+    /** Every ring's counters, in ring order, each taken on its ring's thread; none under the JDK backend. */
     public CompletionStage<List<RingLoopStats>> stats() {
         List<CompletableFuture<RingLoopStats>> each = new ArrayList<>();
-        for (int i = 0; i < rings.count(); i++) {
+        for (int i = 0; i < runningRings(); i++) {
             each.add(stats(i).toCompletableFuture());
         }
         return all(each);
     }
 
-    /** Ring {@code i}'s counters, taken on its thread. */
+    /** The rings that run and count: {@link #ringCount()}, or none under the JDK backend. */
+    int runningRings() {
+        return backend() == Backend.JDK ? 0 : ringCount();
+    }
+
+    /** Ring {@code i}'s counters, taken on its thread; under the JDK backend it fails, there being no ring. */
     public CompletionStage<RingLoopStats> stats(int i) {
         return rings.stats(i);
     }

@@ -24,6 +24,7 @@ import java.util.Map;
  */
 public record UringSettings(
         String profile,
+        BackendMode backend,
         int rings,
         int sqEntries,
         int cqEntries,
@@ -49,6 +50,16 @@ public record UringSettings(
         Supervision supervision,
         Tcp tcp,
         boolean jmx) {
+
+    /** {@code uring.backend}: what does the I/O. */
+    public enum BackendMode {
+        /** io_uring where the kernel and process allow it with these settings, else the JDK backend. */
+        AUTO,
+        /** io_uring, or a failed start naming the reason. */
+        IO_URING,
+        /** The JDK backend (Pekko's Tcp and HTTP transport, JDK file channels); no ring is opened. */
+        JDK
+    }
 
     /** {@code uring.wait-strategy}: how a ring thread waits for completions. */
     public enum WaitMode {
@@ -185,6 +196,7 @@ public record UringSettings(
         }
         return new UringSettings(
                 uring.getString("profile"),
+                r.oneOf("backend", BackendMode.class),
                 rings,
                 sqEntries,
                 cqEntries,

@@ -30,6 +30,7 @@ class UringSettingsTest {
     void defaultsAreTheDocumentedOnes() {
         UringSettings s = settings("");
         assertEquals("none", s.profile());
+        assertEquals(UringSettings.BackendMode.AUTO, s.backend());
         assertEquals(Runtime.getRuntime().availableProcessors(), s.rings(), "auto = cores");
         assertEquals(1024, s.sqEntries());
         assertEquals(0, s.cqEntries(), "auto = the kernel's default");
@@ -162,12 +163,19 @@ class UringSettingsTest {
             tcp.accept-backoff        | 0s             | a duration from 1ms to 1m, got 0s
             tcp.register-timeout      | 0s             | a duration from 1ms to 24h, got 0s
             profile                   | fast           | none or a block under uring.profiles
+            backend                   | epoll          | one of auto | io-uring | jdk, got 'epoll'
             """)
     void badValueFailsWithItsPathTheValueAndWhatIsAllowed(String key, String value, String allowed) {
         ConfigException.BadValue e = assertThrows(ConfigException.BadValue.class,
                 () -> settings("uring." + key + " = \"" + value + "\""));
         assertTrue(e.getMessage().contains("uring." + key), e.getMessage());
         assertTrue(e.getMessage().contains(allowed), e.getMessage());
+    }
+
+    @Test
+    void backendTakesEachDocumentedWord() {
+        assertEquals(UringSettings.BackendMode.IO_URING, settings("uring.backend = io-uring").backend());
+        assertEquals(UringSettings.BackendMode.JDK, settings("uring.backend = jdk").backend());
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.uringactors.actors.internal.loop;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BackendChoice;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.SqPollStats;
 import dev.uringactors.actors.internal.issue.SqPollGroup;
@@ -18,10 +20,13 @@ import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.dispatch.DispatcherConfigurator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,11 +36,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread and ring per configured ring, registers a dispatcher per ring, and spawns each ring's supervisor on it;
  * with SQPOLL, one supervisor per SQ thread group. CoordinatedShutdown cancels, drains and closes the rings.
  * The file and TCP actors find their ring's loop here.
+ *
+ * <p>The backend ({@code uring.backend}) is decided here, once. Under {@link Backend#JDK} no ring, loop or
+ * supervisor exists: {@link #count()} is still the configured number of rings, and every ring's dispatcher is
+ * the default dispatcher, so that code spreading actors over the rings runs unchanged; {@link #loop} and
+ * {@link #supervisor} refuse.
  */
 public final class Rings implements Extension {
+    private static final Logger log = LoggerFactory.getLogger(Rings.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final String DEFAULT_DISPATCHER = "pekko.actor.default-dispatcher";
 
     private final UringSettings settings;
+    private final BackendChoice backend;
     private final String instance;
     private final List<RingLoop> loops = new ArrayList<>();
     private final List<String> loopKeys = new ArrayList<>();
@@ -51,6 +64,15 @@ public final class Rings implements Extension {
         this.settings = UringSettings.from(system.settings().config());
         this.scheduler = system.scheduler();
         this.instance = system.name() + "-" + INSTANCES.incrementAndGet();
+        this.backend = BackendChoice.of(settings);
+        if (backend.backend() == Backend.JDK) {
+            if (settings.backend() == UringSettings.BackendMode.AUTO) {
+                log.warn("{}; running the JDK backend (Pekko Tcp and HTTP transport, JDK file channels) instead "
+                        + "of io_uring. Set uring.backend = jdk to choose it without probing, or io-uring to "
+                        + "fail instead", backend.reason());
+            }
+            return;
+        }
         org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
         Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
         List<SqPollGroup> groups = SqPollGroup.of(settings.sqpoll());
@@ -103,14 +125,24 @@ public final class Rings implements Extension {
         return settings;
     }
 
+    /** The backend that runs, decided at start. */
+    public Backend backend() {
+        return backend.backend();
+    }
+
+    /** Why {@link #backend()} runs, naming {@code uring.backend}. */
+    public String backendReason() {
+        return backend.reason();
+    }
+
     /** Names this set of rings among others in the JVM (e.g. for JMX). */
     public String instance() {
         return instance;
     }
 
-    /** The number of rings. */
+    /** The number of rings; under the JDK backend, the configured number, all on the default dispatcher. */
     public int count() {
-        return loops.size();
+        return settings.rings();
     }
 
     /** The next ring in turn, to spread work that has no home yet. */
@@ -118,29 +150,41 @@ public final class Rings implements Extension {
         return Math.floorMod(nextRing.getAndIncrement(), loops.size());
     }
 
-    /** Ring {@code i}'s loop. */
+    /** Ring {@code i}'s loop; none under the JDK backend. */
     public RingLoop loop(int i) {
+        requireRings();
         return loops.get(i);
     }
 
-    /** Ring {@code i}'s supervisor; tests fail the ring through it. */
+    /** Ring {@code i}'s supervisor; tests fail the ring through it. None under the JDK backend. */
     public ActorRef<RingSupervisor.Command> supervisor(int i) {
+        requireRings();
         return supervisors.get(i);
+    }
+
+    private void requireRings() {
+        if (backend.backend() == Backend.JDK) {
+            throw new IllegalStateException("no ring runs under the JDK backend (" + backend.reason() + ")");
+        }
     }
 
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
     public DispatcherSelector dispatcher(int i) {
-        return DispatcherSelector.fromConfig(dispatcherIds.get(i));
+        return DispatcherSelector.fromConfig(dispatcherId(i));
     }
 
-    /** The id of ring {@code i}'s dispatcher. */
+    /** The id of ring {@code i}'s dispatcher; the default dispatcher's under the JDK backend. */
     public String dispatcherId(int i) {
+        if (backend.backend() == Backend.JDK) {
+            Objects.checkIndex(i, count());
+            return DEFAULT_DISPATCHER;
+        }
         return dispatcherIds.get(i);
     }
 
     /** Ring {@code i}'s counters, taken on its thread. */
     public CompletionStage<RingLoopStats> stats(int i) {
-        return AskPattern.ask(supervisors.get(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
+        return AskPattern.ask(supervisor(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
     }
 
     /** Each SQPOLL thread's figures over the last second, one per group; none without SQPOLL. */
