@@ -82,7 +82,8 @@ final class JdkErrors {
         return UringException.ofResult(op, -errno, target, 0);
     }
 
-    private static int errno(Exception e) {
+    /** The errno behind {@code e}, as far as the JDK lets it be known; EIO where it does not. */
+    static int errno(Exception e) {
         if (e instanceof NoSuchFileException) {
             return Errno.ENOENT;
         }

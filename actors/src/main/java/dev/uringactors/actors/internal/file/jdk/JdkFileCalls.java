@@ -18,6 +18,9 @@ import java.util.Set;
  * short only at the end of the file, writes that write all, opens beneath a directory that cannot leave it.
  */
 final class JdkFileCalls {
+    /** Illegal seek: a positional call on a file with no position. */
+    private static final int ESPIPE = 29;
+
     private JdkFileCalls() {
     }
 
@@ -61,17 +64,38 @@ final class JdkFileCalls {
         return buffer.flip().slice(0, n).asReadOnlyBuffer();
     }
 
-    /** One pread, as the ring's READ: the end of the file reads 0 bytes (the JDK says -1). */
+    /**
+     * One pread, as the ring's READ: the end of the file reads 0 bytes (the JDK says -1). A file with no position
+     * (a FIFO) is read where it stands, as the ring reads it.
+     */
     private static int readInto(JdkOpenFile file, ByteBuffer buffer, long position) throws IOException {
-        return Math.max(file.channel().read(buffer, position), 0);
+        try {
+            return Math.max(file.channel().read(buffer, position), 0);
+        } catch (IOException e) {
+            if (JdkErrors.errno(e) != ESPIPE) {
+                throw e;
+            }
+            return Math.max(file.channel().read(buffer), 0);
+        }
     }
 
-    /** Writes all of {@code data} at {@code position} (until a write takes nothing, as the ring's Write). */
+    /**
+     * Writes all of {@code data} at {@code position} (until a write takes nothing, as the ring's Write); to a file
+     * with no position (a FIFO) where it stands.
+     */
     static int write(JdkOpenFile file, long position, ByteString data) throws IOException {
         ByteBuffer source = data.asByteBuffer();
         int written = 0;
         while (source.hasRemaining()) {
-            int n = file.channel().write(source, position + written);
+            int n;
+            try {
+                n = file.channel().write(source, position + written);
+            } catch (IOException e) {
+                if (JdkErrors.errno(e) != ESPIPE) {
+                    throw e;
+                }
+                n = file.channel().write(source);
+            }
             if (n == 0) {
                 break;
             }
