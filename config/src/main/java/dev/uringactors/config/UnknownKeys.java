@@ -14,9 +14,13 @@ import java.util.TreeSet;
 /**
  * Settings under {@code uring} that this library does not know: a misspelt key would otherwise be ignored in
  * silence and its default used. Each is named with the nearest known key. A key of a profile block
- * ({@code uring.profiles.<name>.<key>}) is checked against the top-level keys it overrides.
+ * ({@code uring.profiles.<name>.<key>}) is checked against the top-level keys it overrides. A Pekko dispatcher's
+ * block ({@code uring.jdk.file-dispatcher}) takes whatever Pekko takes there: Pekko checks it.
  */
 final class UnknownKeys {
+    /** The blocks under {@code uring} whose keys are Pekko's, not this library's. */
+    private static final List<String> PEKKO_BLOCKS = List.of("jdk.file-dispatcher.");
+
     private UnknownKeys() {
     }
 
@@ -34,7 +38,8 @@ final class UnknownKeys {
         List<String> unknown = new ArrayList<>();
         for (String key : keys(uring)) {
             String setting = key.startsWith("profiles.") ? afterProfileName(key) : key;
-            if (setting != null && !known.contains(setting) && !known.contains(listOf(setting))) {
+            if (setting != null && !known.contains(setting) && !known.contains(listOf(setting))
+                    && PEKKO_BLOCKS.stream().noneMatch(setting::startsWith)) {
                 unknown.add("uring." + key + ": unknown setting; did you mean uring." + nearest(setting, known)
                         + "?");
             }

@@ -1,5 +1,7 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.file.FileHandle;
+
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -15,12 +17,15 @@ final class DirectoryListing {
     }
 
     /**
-     * Lists the directory open as {@code fd}, through /proc/self/fd: the very directory that was opened beneath
-     * the root, not whatever its path names by now. Blocking: run it off the ring thread.
+     * Lists the open {@code directory}, through /proc/self/fd: the very directory that was opened beneath the root,
+     * not whatever its path names by now. On the JDK backend, which gives no descriptor, through its path.
+     * Blocking: run it off the ring thread.
      */
-    static byte[] html(int fd, String requestPath) throws IOException {
+    static byte[] html(FileHandle directory, String requestPath) throws IOException {
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc/self/fd/" + fd))) {
+        Path listed = directory.fd() == FileHandle.NO_DESCRIPTOR ? directory.path()
+                : Path.of("/proc/self/fd/" + directory.fd());
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(listed)) {
             for (Path entry : entries) {
                 names.add(entry.getFileName() + (Files.isDirectory(entry) ? "/" : ""));
             }

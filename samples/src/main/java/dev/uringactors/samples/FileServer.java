@@ -354,12 +354,12 @@ final class FileServer {
 
         private void list() {
             stage = Stage.LISTING;
-            int fd = directory.fd();
+            FileHandle listed = directory;
             String shown = RequestPath.pathOf(current.target());
             ActorRef<Object> self = ctx.getSelf();
             CompletableFuture.supplyAsync(() -> {
                 try {
-                    return DirectoryListing.html(fd, shown);
+                    return DirectoryListing.html(listed, shown);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.file;
 
+import dev.uringactors.actors.internal.file.jdk.JdkStat;
 import dev.uringactors.ring.Statx;
 
 import java.nio.ByteBuffer;
@@ -13,11 +14,15 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
      * statx(2) of an open file or directory, called directly on the calling thread: under a microsecond where the
      * inode is in memory, while the ring's STATX goes through a kernel worker thread ({@link Statx}). A network or
      * FUSE file system may ask its server first, though: on a ring's thread, ask the ring instead
-     * ({@link RingProtocol.StatFile}). Throws a {@code UringException} (EBADF for a closed file).
+     * ({@link RingProtocol.StatFile}). Throws a {@code UringException} (EBADF for a closed file). On the JDK
+     * backend, which has no descriptor to stat, it is the stat of the file's path as it is now.
      */
     public static FileStat of(FileHandle file) {
         if (file.registered()) {
             throw new IllegalArgumentException(file.path() + " is a registered file: it has no descriptor to stat");
+        }
+        if (file.fd() == FileHandle.NO_DESCRIPTOR) {
+            return JdkStat.of(file.path());
         }
         return from(Statx.ofOpenFile(file.fd(), file.path().toString()));
     }

@@ -11,6 +11,7 @@ import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * native memory the ring holds stays within {@code uring.admission.max-in-flight} buffers; and the ring goes on
  * serving a socket meanwhile.
  */
+@Tag("io-uring-only") // the rings' admission limits
 @ExtendWith(RequiresIoUring.class)
 class AdmissionTest {
     private static final int READS = 1_000_000;

@@ -18,6 +18,7 @@ import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -52,6 +53,7 @@ class FileStagesCloseTest {
         kit.shutdownTestKit();
     }
 
+    @Tag("io-uring-only") // fails a ring
     @Test
     void aSourceWhoseOpenSucceedsWhileAnotherRingRefusesLeavesNoFileOpen() throws Exception {
         ActorTestKit broken = TestRings.kit("uring { rings = 2, supervision { max-restarts = 0, within = 1m } }");

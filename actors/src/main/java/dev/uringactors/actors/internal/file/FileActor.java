@@ -33,7 +33,6 @@ import org.apache.pekko.pattern.StatusReply;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -173,25 +172,17 @@ final class FileActor {
 
     /** Why a read of {@code length} bytes at {@code position} of {@code file} is refused, or null. */
     private Exception readRefusal(FileHandle file, long position, int length) {
-        if (!isOpen(file)) {
-            return new ClosedChannelException();
-        }
-        if (length < 0 || length > issuer.maxIoSize() || position < 0) {
-            return new IllegalArgumentException("read of " + length + " bytes at " + position
-                    + ": the length must be 0.." + issuer.maxIoSize()
-                    + " (uring.buffers.max-io-size) and the position not negative");
-        }
-        return null;
+        return isOpen(file) ? FileRequests.readRefusal(position, length, issuer.maxIoSize())
+                : new ClosedChannelException();
     }
 
     private Behavior<Command> readBatch(ReadBatch m) {
         if (!isOpen(m.file())) {
             return reject(m.replyTo(), new ClosedChannelException());
         }
-        if (m.length() < 0 || m.length() > issuer.maxIoSize() || Arrays.stream(m.positions()).anyMatch(p -> p < 0)) {
-            return reject(m.replyTo(), new IllegalArgumentException("batch of " + m.positions().length
-                    + " reads of " + m.length() + " bytes: the length must be 0.." + issuer.maxIoSize()
-                    + " (uring.buffers.max-io-size) and no position negative"));
+        IllegalArgumentException refused = FileRequests.batchRefusal(m.positions(), m.length(), issuer.maxIoSize());
+        if (refused != null) {
+            return reject(m.replyTo(), refused);
         }
         if (m.positions().length == 0) {
             m.replyTo().tell(StatusReply.success(List.of()));
@@ -208,12 +199,10 @@ final class FileActor {
         if (!isOpen(m.file())) {
             return reject(m.replyTo(), new ClosedChannelException());
         }
-        if (m.data().size() > issuer.maxIoSize() || m.position() < 0) {
-            return reject(m.replyTo(), new IllegalArgumentException("write of " + m.data().size() + " bytes at "
-                    + m.position() + ": at most " + issuer.maxIoSize()
-                    + " bytes (uring.buffers.max-io-size), at a position that is not negative"));
-        }
-        return issue(new FileOps.Write(m.file(), m.position(), m.data(), m.replyTo()));
+        IllegalArgumentException refused = FileRequests.writeRefusal(m.position(), m.data().size(),
+                issuer.maxIoSize());
+        return refused != null ? reject(m.replyTo(), refused)
+                : issue(new FileOps.Write(m.file(), m.position(), m.data(), m.replyTo()));
     }
 
     private static <T> Behavior<Command> reject(ActorRef<StatusReply<T>> replyTo, Exception e) {

@@ -1,6 +1,8 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.internal.file.jdk.JdkFiles;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.PolledIo;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -15,7 +17,8 @@ import java.util.List;
 /**
  * The file side of a system's rings, behind {@code UringFiles}: one file actor per ring, on that ring's thread,
  * the one table of the files they opened, which TCP consults too before it sends one, and what they learnt of
- * the block devices' poll queues, on Pekko's dispatcher for blocking calls.
+ * the block devices' poll queues, on Pekko's dispatcher for blocking calls. On the JDK backend the file actors
+ * are {@link JdkFiles}'s, with the same protocol, and this table stays empty.
  */
 public final class FileRings implements Extension {
     private final OpenFiles openFiles = new OpenFiles();
@@ -23,6 +26,13 @@ public final class FileRings implements Extension {
 
     private FileRings(ActorSystem<?> system) {
         Rings rings = Rings.get(system);
+        if (rings.backend() == Backend.JDK) {
+            JdkFiles jdk = JdkFiles.get(system);
+            for (int i = 0; i < rings.count(); i++) {
+                actors.add(jdk.actor(i));
+            }
+            return;
+        }
         DeviceQueues devices = new DeviceQueues(PolledIo::of,
                 system.dispatchers().lookup(DispatcherSelector.blocking()));
         for (int i = 0; i < rings.count(); i++) {

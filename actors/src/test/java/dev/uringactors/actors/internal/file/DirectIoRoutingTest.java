@@ -11,6 +11,7 @@ import dev.uringactors.ring.SetupFlag;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** O_DIRECT files with uring.iopoll on a disk without poll queues (the usual VM disk). */
+@Tag("io-uring-only") // O_DIRECT files routed to the IOPOLL ring
 @ExtendWith(RequiresIoUring.class)
 class DirectIoRoutingTest {
     @TempDir

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.internal.loop.Rings;
@@ -68,7 +69,10 @@ class ReadWithTest {
             throw new IllegalStateException("a reader's bug");
         }));
         assertEquals(3, get(files.read(file, 0, 3, ByteBuffer::remaining)), "the ring serves on");
-        assertEquals(0, get(Rings.get(kit.system()).stats(file.ring())).requestsInFlight(), "nothing left in flight");
+        if (Rings.get(kit.system()).backend() == Backend.IO_URING) { // only a ring has counters
+            assertEquals(0, get(Rings.get(kit.system()).stats(file.ring())).requestsInFlight(),
+                    "nothing left in flight");
+        }
         get(files.close(file));
     }
 

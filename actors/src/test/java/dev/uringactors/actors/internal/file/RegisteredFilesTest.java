@@ -10,6 +10,7 @@ import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Files opened into a ring's registered table (direct descriptors): used, closed, reused, and lost with a ring. */
+@Tag("io-uring-only") // the rings' registered file tables
 @ExtendWith(RequiresIoUring.class)
 class RegisteredFilesTest {
     @TempDir

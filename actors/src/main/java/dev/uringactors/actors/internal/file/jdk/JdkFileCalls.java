@@ -1,0 +1,106 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.Opcode;
+import org.apache.pekko.util.ByteString;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The blocking JDK calls behind the file requests, each as the ring's op behaves: positional reads that come back
+ * short only at the end of the file, writes that write all, opens beneath a directory that cannot leave it.
+ */
+final class JdkFileCalls {
+    /** Illegal seek: a positional call on a file with no position. */
+    private static final int ESPIPE = 29;
+
+    private JdkFileCalls() {
+    }
+
+    static FileChannel open(Path path, Set<OpenOption> options) throws IOException {
+        return FileChannel.open(path, options, JdkOpenOptions.MODE_0644);
+    }
+
+    /**
+     * Opens {@code relative} beneath {@code directory} ({@link BeneathPath}). The lookup and the open are two
+     * steps here, where openat2 takes one: the open follows no symlink at the end (one put there since fails with
+     * ELOOP), and the file's real path must still lie in the directory's, else it is closed and refused (EXDEV).
+     */
+    static FileChannel openBeneath(Path directory, Path relative, Set<OpenOption> options, String shown)
+            throws IOException {
+        Path path = BeneathPath.resolve(directory, relative, options.contains(LinkOption.NOFOLLOW_LINKS), shown);
+        Set<OpenOption> noFollow = new HashSet<>(options);
+        noFollow.add(LinkOption.NOFOLLOW_LINKS);
+        FileChannel channel = open(path, noFollow);
+        try {
+            if (!path.toRealPath().startsWith(directory.toRealPath())) {
+                throw JdkErrors.refusal(Opcode.OPENAT2, shown, Errno.EXDEV);
+            }
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** Up to {@code length} bytes at {@code position}, copied off: fewer, or none, at the end of the file. */
+    static ByteString read(JdkOpenFile file, long position, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        int n = readInto(file, buffer, position);
+        return n == length ? ByteString.fromArrayUnsafe(buffer.array()) : ByteString.fromArray(buffer.array(), 0, n);
+    }
+
+    /** Up to {@code length} bytes at {@code position}, as a read-only view of a buffer of this call's own. */
+    static ByteBuffer readView(JdkOpenFile file, long position, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        int n = readInto(file, buffer, position);
+        return buffer.flip().slice(0, n).asReadOnlyBuffer();
+    }
+
+    /**
+     * One pread, as the ring's READ: the end of the file reads 0 bytes (the JDK says -1). A file with no position
+     * (a FIFO) is read where it stands, as the ring reads it.
+     */
+    private static int readInto(JdkOpenFile file, ByteBuffer buffer, long position) throws IOException {
+        try {
+            return Math.max(file.channel().read(buffer, position), 0);
+        } catch (IOException e) {
+            if (JdkErrors.errno(e) != ESPIPE) {
+                throw e;
+            }
+            return Math.max(file.channel().read(buffer), 0);
+        }
+    }
+
+    /**
+     * Writes all of {@code data} at {@code position} (until a write takes nothing, as the ring's Write); to a file
+     * with no position (a FIFO) where it stands.
+     */
+    static int write(JdkOpenFile file, long position, ByteString data) throws IOException {
+        ByteBuffer source = data.asByteBuffer();
+        int written = 0;
+        while (source.hasRemaining()) {
+            int n;
+            try {
+                n = file.channel().write(source, position + written);
+            } catch (IOException e) {
+                if (JdkErrors.errno(e) != ESPIPE) {
+                    throw e;
+                }
+                n = file.channel().write(source);
+            }
+            if (n == 0) {
+                break;
+            }
+            written += n;
+        }
+        return written;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.file.RingProtocol;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Props;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The file side of the JDK backend, behind {@code UringFiles}: a file actor per ring index (as many as the rings
+ * would be, so that handles and {@code UringFiles.ring(i)} mean the same), the one table of the files they opened,
+ * and the dispatcher their blocking calls run on. The files still open when the actor system ends are closed.
+ */
+public final class JdkFiles implements Extension {
+    /** The Pekko dispatcher the blocking file calls run on. */
+    public static final String DISPATCHER = "uring.jdk.file-dispatcher";
+    private static final Logger log = LoggerFactory.getLogger(JdkFiles.class);
+    private final JdkOpenFiles openFiles = new JdkOpenFiles();
+    private final List<ActorRef<RingProtocol.Command>> actors = new ArrayList<>();
+    private final AtomicBoolean registeredSaid = new AtomicBoolean();
+
+    private JdkFiles(ActorSystem<?> system) {
+        UringExtension uring = UringExtension.get(system);
+        Executor io = system.dispatchers().lookup(DispatcherSelector.fromConfig(DISPATCHER));
+        Runnable registeredIgnored = () -> {
+            if (registeredSaid.compareAndSet(false, true)) {
+                log.warn("UringOpenOption.REGISTERED means nothing on the JDK backend: such files are opened as "
+                        + "usual (said once)");
+            }
+        };
+        for (int i = 0; i < uring.ringCount(); i++) {
+            actors.add(system.systemActorOf(JdkFileActor.create(i, openFiles, io, uring.settings().maxIoSize(),
+                    registeredIgnored), "uring-jdk-files-" + i, Props.empty()));
+        }
+        system.getWhenTerminated().thenRun(openFiles::closeAll);
+    }
+
+    /** The JDK backend's file side of {@code system}, started on first use. */
+    public static JdkFiles get(ActorSystem<?> system) {
+        return Id.INSTANCE.apply(system);
+    }
+
+    /** File actor {@code i}. */
+    public ActorRef<RingProtocol.Command> actor(int i) {
+        return actors.get(i);
+    }
+
+    /** The files open through the actors: a connection's {@code WriteFile} finds its channel here. */
+    public JdkOpenFiles openFiles() {
+        return openFiles;
+    }
+
+    /** The extension's id, for Pekko's registry. */
+    public static final class Id extends ExtensionId<JdkFiles> {
+        private static final Id INSTANCE = new Id();
+
+        private Id() {
+        }
+
+        @Override
+        public JdkFiles createExtension(ActorSystem<?> system) {
+            return new JdkFiles(system);
+        }
+    }
+}

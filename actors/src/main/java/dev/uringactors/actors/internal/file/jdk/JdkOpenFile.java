@@ -1,0 +1,72 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A file open through a JDK {@link FileChannel}, and how many requests are using it. A close waits for them:
+ * closing a channel would fail a read running on it ({@code AsynchronousCloseException}), while the ring lets
+ * each request taken before a CLOSE complete as if the file were still open. Once closing, it takes no new user.
+ */
+public final class JdkOpenFile {
+    private final FileChannel channel;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private int users;
+    private boolean closing;
+
+    JdkOpenFile(FileChannel channel) {
+        this.channel = channel;
+    }
+
+    /** The channel, for a user between {@link JdkOpenFiles#use} and {@link #release}. */
+    public FileChannel channel() {
+        return channel;
+    }
+
+    /** Takes the file for one more request; false once it is closing. */
+    synchronized boolean acquire() {
+        if (closing) {
+            return false;
+        }
+        users++;
+        return true;
+    }
+
+    /** A request is done with the file; the last one closes it if a close is waiting. */
+    public void release() {
+        boolean last;
+        synchronized (this) {
+            last = --users == 0 && closing;
+        }
+        if (last) {
+            closeChannel();
+        }
+    }
+
+    /**
+     * Closes the channel now if no request uses it, else once the last one is done; completes then, or with the
+     * close's failure. Called once, by whoever took the file out of the table.
+     */
+    public CompletionStage<Void> closeWhenUnused() {
+        boolean now;
+        synchronized (this) {
+            closing = true;
+            now = users == 0;
+        }
+        if (now) {
+            closeChannel();
+        }
+        return closed;
+    }
+
+    private void closeChannel() {
+        try {
+            channel.close();
+            closed.complete(null);
+        } catch (IOException e) {
+            closed.completeExceptionally(e);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import dev.uringactors.actors.file.FileHandle;
+
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The files of one actor system open through JDK channels, by the id of the open that gave each. The JDK keeps a
+ * channel's descriptor to itself, so a handle carries {@link FileHandle#NO_DESCRIPTOR} and the id finds its
+ * channel; once the file is closed the id is gone, and a request with the handle (or a copy) fails with
+ * {@link java.nio.channels.ClosedChannelException}, as on the rings.
+ */
+public final class JdkOpenFiles {
+    private final ConcurrentHashMap<Long, JdkOpenFile> open = new ConcurrentHashMap<>();
+    private final AtomicLong lastId = new AtomicLong();
+
+    /** Records a channel an open gave; its handle sends its requests to file actor {@code ring}. */
+    FileHandle opened(FileChannel channel, Path path, boolean direct, int ring) {
+        long id = lastId.incrementAndGet();
+        open.put(id, new JdkOpenFile(channel));
+        return new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
+    }
+
+    /**
+     * The open file of {@code file}, taken for one request, which must {@link JdkOpenFile#release} it when done;
+     * null if the file is closed or closing. (A connection's {@code WriteFile} takes it so too.)
+     */
+    public JdkOpenFile use(FileHandle file) {
+        JdkOpenFile f = file.fd() == FileHandle.NO_DESCRIPTOR ? open.get(file.id()) : null;
+        return f != null && f.acquire() ? f : null;
+    }
+
+    /** Whether {@code file} is still open. */
+    public boolean isOpen(FileHandle file) {
+        return file.fd() == FileHandle.NO_DESCRIPTOR && open.containsKey(file.id());
+    }
+
+    /**
+     * Takes {@code file} out of the table: its open file, which the caller must now close
+     * ({@link JdkOpenFile#closeWhenUnused}), or null if it was closed already.
+     */
+    public JdkOpenFile closing(FileHandle file) {
+        return file.fd() == FileHandle.NO_DESCRIPTOR ? open.remove(file.id()) : null;
+    }
+
+    /** The actor system has ended: every file still open is closed once its last request is done. */
+    void closeAll() {
+        open.keySet().forEach(id -> {
+            JdkOpenFile f = open.remove(id);
+            if (f != null) {
+                f.closeWhenUnused();
+            }
+        });
+    }
+}

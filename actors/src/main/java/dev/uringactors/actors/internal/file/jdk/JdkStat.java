@@ -1,0 +1,40 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.ring.Opcode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link FileStat} from the JDK's "unix" file attributes. The JDK gives no block size per file, only its file
+ * system's ({@link java.nio.file.FileStore#getBlockSize}), which is what statx says for the usual file systems;
+ * it is looked up once per device, since finding a path's file store reads the mount table.
+ */
+public final class JdkStat {
+    private static final Map<Long, Integer> BLOCK_SIZES = new ConcurrentHashMap<>();
+
+    private JdkStat() {
+    }
+
+    /** The stat of the file at {@code path} (symlinks followed, as STATX does); a failure as STATX's would be. */
+    public static FileStat of(Path path) {
+        try {
+            Map<String, Object> a = Files.readAttributes(path, "unix:mode,size,lastModifiedTime,dev");
+            long dev = (Long) a.get("dev");
+            Integer blockSize = BLOCK_SIZES.get(dev);
+            if (blockSize == null) {
+                blockSize = (int) Files.getFileStore(path).getBlockSize();
+                BLOCK_SIZES.put(dev, blockSize);
+            }
+            return new FileStat((Long) a.get("size"), (Integer) a.get("mode"),
+                    ((FileTime) a.get("lastModifiedTime")).toInstant(), blockSize);
+        } catch (IOException e) {
+            throw (RuntimeException) JdkErrors.of(Opcode.STATX, path.toString(), e);
+        }
+    }
+}
