@@ -1,5 +1,6 @@
 package dev.uringactors.http;
 
+import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBuilder;
@@ -10,7 +11,9 @@ import org.apache.pekko.stream.SystemMaterializer;
  * Pekko HTTP servers on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko HTTP's own
  * {@link ServerBuilder}, so moving a server from {@code Http.get(system)} is a change of that one call; routes,
  * settings ({@code pekko.http.server.*}), HTTPS contexts and the {@code ServerBinding} are Pekko HTTP's. Each
- * connection's HTTP stack and handler run on the thread of the ring that accepted it.
+ * connection's HTTP stack runs on the thread of the ring that carries it, and so does its route unless
+ * {@code uring.http.route-dispatcher} or {@link UringServerBuilder#withRouteDispatcher} names a dispatcher for
+ * routes that block.
  *
  * <p>HTTP/1.1 only: with {@code pekko.http.server.enable-http2} on, connections are still served as HTTP/1.1.
  */
@@ -28,11 +31,14 @@ public final class UringHttp {
 
     /**
      * A server builder for {@code host:port} (port 0 picks a free one), with {@code pekko.http.server} settings,
-     * no encryption (see {@link ServerBuilder#enableHttps}) and the system's materializer.
+     * no encryption (see {@link ServerBuilder#enableHttps}), the system's materializer, and routes run where
+     * {@code uring.http.route-dispatcher} says (see {@link UringServerBuilder#withRouteDispatcher}). Assign it to a
+     * {@link ServerBuilder} where only Pekko's API is wanted.
      */
-    public ServerBuilder newServerAt(String host, int port) {
-        return new UringServerBuilder(system, host, port, ConnectionContext.noEncryption(),
+    public UringServerBuilder newServerAt(String host, int port) {
+        return new RingServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
-                SystemMaterializer.get(system).materializer());
+                SystemMaterializer.get(system).materializer(),
+                RouteDispatcher.configured(system.classicSystem().settings().config()));
     }
 }
