@@ -138,7 +138,7 @@ public record UringSettings(
     public enum ListenerMode {
         /** A listening socket per ring on one port (SO_REUSEPORT); the kernel spreads connections. */
         REUSE_PORT,
-        /** One listening socket, accepted on one ring, connections handed round the rings. */
+        /** One listening socket all rings accept on; each connection is dealt to the ring with the fewest. */
         SHARED
     }
 

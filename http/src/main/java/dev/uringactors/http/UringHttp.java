@@ -2,6 +2,7 @@ package dev.uringactors.http;
 
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.Http;
@@ -14,12 +15,15 @@ import org.apache.pekko.stream.SystemMaterializer;
  * Pekko HTTP servers on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko HTTP's own
  * {@link ServerBuilder}, so moving a server from {@code Http.get(system)} is a change of that one call; routes,
  * settings ({@code pekko.http.server.*}), HTTPS contexts and the {@code ServerBinding} are Pekko HTTP's. Each
- * connection's HTTP stack and handler run on the thread of the ring that accepted it.
+ * connection's HTTP stack runs on the thread of the ring that carries it, and so does its route unless
+ * {@code uring.http.route-dispatcher} or {@link UringServerBuilder#withRouteDispatcher} names a dispatcher for
+ * routes that block.
  *
  * <p>HTTP/1.1 only: with {@code pekko.http.server.enable-http2} on, connections are still served as HTTP/1.1.
  *
- * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder is Pekko
- * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport.
+ * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
+ * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport; a route
+ * dispatcher, when chosen, still runs the routes.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;
@@ -35,14 +39,17 @@ public final class UringHttp {
 
     /**
      * A server builder for {@code host:port} (port 0 picks a free one), with {@code pekko.http.server} settings,
-     * no encryption (see {@link ServerBuilder#enableHttps}) and the system's materializer.
+     * no encryption (see {@link ServerBuilder#enableHttps}), the system's materializer, and routes run where
+     * {@code uring.http.route-dispatcher} says (see {@link UringServerBuilder#withRouteDispatcher}). Assign it to a
+     * {@link ServerBuilder} where only Pekko's API is wanted.
      */
-    public ServerBuilder newServerAt(String host, int port) {
+    public UringServerBuilder newServerAt(String host, int port) {
+        RouteDispatcher routes = RouteDispatcher.configured(system.classicSystem().settings().config());
         if (UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK) {
-            return Http.get(system).newServerAt(host, port);
+            return new PekkoTransportServerBuilder(system, Http.get(system).newServerAt(host, port), routes);
         }
-        return new UringServerBuilder(system, host, port, ConnectionContext.noEncryption(),
+        return new RingServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
-                SystemMaterializer.get(system).materializer());
+                SystemMaterializer.get(system).materializer(), routes);
     }
 }

@@ -1,102 +1,57 @@
 package dev.uringactors.http;
 
-import dev.uringactors.http.internal.RingHttpServer;
-import dev.uringactors.http.internal.ServerStack;
-import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.event.LoggingAdapter;
-import org.apache.pekko.http.javadsl.ConnectionContext;
-import org.apache.pekko.http.javadsl.HandlerProvider;
 import org.apache.pekko.http.javadsl.HttpsConnectionContext;
-import org.apache.pekko.http.javadsl.IncomingConnection;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.ServerBuilder;
-import org.apache.pekko.http.javadsl.model.HttpRequest;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Flow;
-import org.apache.pekko.stream.javadsl.Source;
 
-import java.util.concurrent.CompletionStage;
+/**
+ * Pekko HTTP's {@link ServerBuilder}, binding on the rings, with what only the rings need: where the routes run.
+ * Immutable, as Pekko's is: each method returns a new builder.
+ *
+ * <p>By default a connection's route runs on the thread of the ring that carries the connection, beside its
+ * parsing, rendering and socket: no thread hop per request, but a route that blocks (a JDBC call, a synchronous
+ * client, a sleep) holds up every connection and actor on that ring for as long as it blocks.
+ * {@link #withRouteDispatcher} moves the routes to a dispatcher of their own.
+ */
+public interface UringServerBuilder extends ServerBuilder {
+    /**
+     * Runs the routes (the handler given to {@code bind}, {@code bindFlow} or {@code bindSync}) on the Pekko
+     * dispatcher {@code dispatcherId}, e.g. a {@code thread-pool-executor} sized for the calls that block; parsing,
+     * rendering and the socket stay on the ring. {@code ""} runs them on the ring. This overrides
+     * {@code uring.http.route-dispatcher}. An id with no dispatcher configured fails the bind, naming it.
+     * ({@link #connectionSource()}'s connections are handled where their consumer's materializer runs, never on the
+     * ring: this does not apply to them.)
+     */
+    UringServerBuilder withRouteDispatcher(String dispatcherId);
 
-/** Pekko HTTP's {@link ServerBuilder}, binding on the rings; immutable, as Pekko's is. */
-record UringServerBuilder(ClassicActorSystemProvider system, String host, int port, ConnectionContext context,
-                          LoggingAdapter log, ServerSettings settings, Materializer materializer)
-        implements ServerBuilder {
-
+    /** As {@link ServerBuilder#onInterface}. */
     @Override
-    public ServerBuilder onInterface(String newHost) {
-        return new UringServerBuilder(system, newHost, port, context, log, settings, materializer);
-    }
+    UringServerBuilder onInterface(String host);
 
+    /** As {@link ServerBuilder#onPort}. */
     @Override
-    public ServerBuilder onPort(int newPort) {
-        return new UringServerBuilder(system, host, newPort, context, log, settings, materializer);
-    }
+    UringServerBuilder onPort(int port);
 
+    /** As {@link ServerBuilder#logTo}. */
     @Override
-    public ServerBuilder logTo(LoggingAdapter newLog) {
-        return new UringServerBuilder(system, host, port, context, newLog, settings, materializer);
-    }
+    UringServerBuilder logTo(LoggingAdapter log);
 
+    /** As {@link ServerBuilder#withSettings}. */
     @Override
-    public ServerBuilder withSettings(ServerSettings newSettings) {
-        return new UringServerBuilder(system, host, port, context, log, newSettings, materializer);
-    }
+    UringServerBuilder withSettings(ServerSettings settings);
 
+    /** As {@link ServerBuilder#adaptSettings}. */
     @Override
-    public ServerBuilder adaptSettings(Function<ServerSettings, ServerSettings> f) {
-        try {
-            return withSettings(f.apply(settings));
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) { // Pekko's Function may throw what Java calls checked
-            throw new IllegalArgumentException("adaptSettings: the function failed: " + e, e);
-        }
-    }
+    UringServerBuilder adaptSettings(Function<ServerSettings, ServerSettings> f);
 
+    /** As {@link ServerBuilder#enableHttps}. */
     @Override
-    public ServerBuilder enableHttps(HttpsConnectionContext newContext) {
-        return new UringServerBuilder(system, host, port, newContext, log, settings, materializer);
-    }
+    UringServerBuilder enableHttps(HttpsConnectionContext context);
 
+    /** As {@link ServerBuilder#withMaterializer}. */
     @Override
-    public ServerBuilder withMaterializer(Materializer newMaterializer) {
-        return new UringServerBuilder(system, host, port, context, log, settings, newMaterializer);
-    }
-
-    @Override
-    public CompletionStage<ServerBinding> bind(Function<HttpRequest, CompletionStage<HttpResponse>> handler) {
-        return bindFlow(Flow.of(HttpRequest.class).mapAsync(settings.getPipeliningLimit(), handler::apply));
-    }
-
-    @Override
-    public CompletionStage<ServerBinding> bind(HandlerProvider provider) {
-        return bind(provider.handler(system));
-    }
-
-    @Override
-    public CompletionStage<ServerBinding> bindSync(Function<HttpRequest, HttpResponse> handler) {
-        return bindFlow(Flow.of(HttpRequest.class).map(handler::apply));
-    }
-
-    @Override
-    @SuppressWarnings("unchecked") // Pekko HTTP's Java model types are its Scala model types
-    public CompletionStage<ServerBinding> bindFlow(Flow<HttpRequest, HttpResponse, ?> handler) {
-        return server().bind((Flow<org.apache.pekko.http.scaladsl.model.HttpRequest,
-                org.apache.pekko.http.scaladsl.model.HttpResponse, ?>) (Flow<?, ?, ?>) handler, materializer);
-    }
-
-    @Override
-    public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
-        return server().connectionSource();
-    }
-
-    private RingHttpServer server() {
-        ServerStack stack = new ServerStack(system.classicSystem(),
-                (org.apache.pekko.http.scaladsl.settings.ServerSettings) settings,
-                context, log);
-        return new RingHttpServer(system, stack, host, port);
-    }
+    UringServerBuilder withMaterializer(Materializer materializer);
 }

@@ -29,8 +29,9 @@ import java.util.concurrent.CompletionStage;
  * {@code org.apache.pekko.io.Tcp}: {@link dev.uringactors.actors.tcp.UringTcp}.)
  *
  * <p>A bind listens on every ring: by default ({@code uring.tcp.listener = shared}) every ring keeps a
- * multishot accept on one listening socket; with {@code reuse-port} each ring has its own SO_REUSEPORT socket
- * and the kernel spreads connections by hash. Either way a connection lives on the ring that accepted it.
+ * multishot accept on one listening socket, and each accepted connection is dealt to the ring holding the fewest
+ * of the bind's connections; with {@code reuse-port} each ring has its own SO_REUSEPORT socket, the kernel spreads
+ * connections by hash, and each stays on the ring that accepted it. Either way a connection lives on one ring.
  *
  * <p>Under the JDK backend ({@link UringExtension#backend()}) the same calls go to Pekko's own Streams
  * {@code Tcp}, with {@code uring.tcp}'s no-delay and idle timeout: one listening socket, connections on Pekko's

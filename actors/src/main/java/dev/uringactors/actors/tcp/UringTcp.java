@@ -16,8 +16,9 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * {@link dev.uringactors.actors.stream.UringTcp}.)
  *
  * <p>A bind listens on every ring: by default ({@code uring.tcp.listener = shared}) every ring keeps a
- * multishot accept on one listening socket; with {@code reuse-port} each ring has its own SO_REUSEPORT socket
- * and the kernel spreads connections by hash. Either way a connection lives on the ring that accepted it.
+ * multishot accept on one listening socket, and each accepted connection is dealt to the ring holding the fewest
+ * of the bind's connections; with {@code reuse-port} each ring has its own SO_REUSEPORT socket, the kernel spreads
+ * connections by hash, and each stays on the ring that accepted it. Either way a connection lives on one ring.
  */
 public final class UringTcp {
     private final ActorRef<ManagerCommand> manager;

@@ -30,35 +30,41 @@ public final class RingHttpServer {
     private final ServerStack stack;
     private final String host;
     private final int port;
+    private final RouteDispatcher routes;
     private final PekkoHttpVersions versions;
 
-    public RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port) {
-        this(system, stack, host, port, PekkoHttpVersions.ofClassPath());
+    public RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port,
+                          RouteDispatcher routes) {
+        this(system, stack, host, port, routes, PekkoHttpVersions.ofClassPath());
     }
 
     /** With the Pekko HTTP versions to check at the start given, not read from the class path (for tests). */
-    RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port,
+    RingHttpServer(ClassicActorSystemProvider system, ServerStack stack, String host, int port, RouteDispatcher routes,
                    PekkoHttpVersions versions) {
         this.system = system;
         this.stack = stack;
         this.host = host;
         this.port = port;
+        this.routes = routes;
         this.versions = versions;
     }
 
     /**
-     * Binds and serves every connection with {@code handler} (materialized once per connection). With a Pekko
-     * HTTP of another minor version on the class path, the binding fails at once ({@link PekkoHttpVersions}).
+     * Binds and serves every connection with {@code handler} (materialized once per connection), run where
+     * {@code routes} says. With a Pekko HTTP of another minor version on the class path
+     * ({@link PekkoHttpVersions}), or a route dispatcher that does not exist, the binding fails at once.
      */
     public CompletionStage<ServerBinding> bind(Flow<HttpRequest, HttpResponse, ?> handler, Materializer materializer) {
-        Optional<IllegalStateException> refusal = versions.refusal();
+        Optional<RuntimeException> refusal = versions.refusal().<RuntimeException>map(e -> e)
+                .or(() -> routes.refusal(system.classicSystem()));
         if (refusal.isPresent()) {
             return CompletableFuture.failedStage(refusal.get());
         }
+        Flow<HttpRequest, HttpResponse, ?> placed = routes.place(handler);
         ServerStack.Connections connections = stack.newConnections(materializer.executionContext());
         return tcpConnections()
                 .mapAsyncUnordered(stack.settings().maxConnections(), incoming -> incoming
-                        .handleWith(connections.handling(handler, incoming.remoteAddress()), materializer)
+                        .handleWith(connections.handling(placed, incoming.remoteAddress()), materializer)
                         // A connection that fails (a reset peer, say) frees its slot; it must not fail the listener.
                         .exceptionally(failure -> Done.getInstance()))
                 .to(Sink.ignore())

@@ -130,7 +130,9 @@ public final class ServerStack {
         if (settings.timeouts().idleTimeout() instanceof FiniteDuration idle) {
             bytes = bytes.atop(BidiFlow.bidirectionalIdleTimeout(idle));
         }
-        return BidiFlow.fromGraph(GracefulTerminatorStage.apply(system, settings)).atop(bytes);
+        return BidiFlow.fromGraph(GracefulTerminatorStage.apply(system, settings))
+                .atop(DeadlineResponseStage.layer(settings))
+                .atop(bytes);
     }
 
     /** TLS for an HTTPS context, or its placebo. */

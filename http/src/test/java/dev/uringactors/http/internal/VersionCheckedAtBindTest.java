@@ -52,7 +52,7 @@ class VersionCheckedAtBindTest {
         ActorSystem classic = Adapter.toClassic(testKit.system());
         var settings = (ServerSettings) org.apache.pekko.http.javadsl.settings.ServerSettings.create(classic);
         ServerStack stack = new ServerStack(classic, settings, ConnectionContext.noEncryption(), classic.log());
-        return new RingHttpServer(classic, stack, "127.0.0.1", 0, mismatched);
+        return new RingHttpServer(classic, stack, "127.0.0.1", 0, RouteDispatcher.chosen(""), mismatched);
     }
 
     private static void assertRefused(CompletionStage<?> binding) {

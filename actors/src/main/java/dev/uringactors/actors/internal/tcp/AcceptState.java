@@ -1,19 +1,24 @@
 package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.tcp.ListenerStats;
+import org.apache.pekko.actor.typed.ActorRef;
 
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What one ring's accepting keeps across restarts of its {@link TcpListener}: the credit a pull-mode consumer
- * gave, connections accepted beyond it, whether multishot works, and the counters of a bind's
- * {@link ListenerStats}. The listener (on its ring's thread) is the only writer; the counters are read by the
+ * gave, connections accepted beyond it, the ring each connection was placed on, whether multishot works, and the
+ * counters of a bind's {@link ListenerStats}. The listener (on its ring's thread) is the only writer; the counters are read by the
  * bind's supervisor.
  */
 final class AcceptState {
     long credit;
     final ArrayDeque<Integer> held = new ArrayDeque<>();
+    /** The ring each open connection of this listener was placed on. */
+    final Map<ActorRef<?>, Integer> placed = new HashMap<>();
     boolean multishot;
     final LongAdder accepted = new LongAdder();
     final LongAdder errors = new LongAdder();

@@ -14,7 +14,6 @@ import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
@@ -30,11 +29,12 @@ import java.util.function.Consumer;
  * re-armed when a CQE comes without F_MORE, after a back-off when the process is out of file descriptors;
  * single-shot ACCEPTs, one after another, where the kernel rejects multishot (before 5.19) or
  * {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the
- * same ring. In pull mode it accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the
- * accept and the kernel's backlog holds new connections. An accept that fails in a way it does not expect fails
+ * ring {@link ConnectionSpread} chooses (spawned from here, it runs on that ring's thread alone). In pull mode it
+ * accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the accept and the kernel's
+ * backlog holds new connections. An accept that fails in a way it does not expect fails
  * this actor, which its group restarts with back-off: the socket, its backlog, the connections (its children) and
  * its {@link AcceptState} stay. After {@link Unbind} it closes fds that still arrive for the cancelled accept, and
- * lives on, without listening, until its connections have closed.
+ * lives on, without listening, until its connections have closed; so it does once its ring has closed for good.
  */
 public final class TcpListener {
     sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, NotHandedOut,
@@ -67,6 +67,7 @@ public final class TcpListener {
     private final ActorContext<ListenerCommand> ctx;
     private final TimerScheduler<ListenerCommand> timers;
     private final RingLoop loop;
+    private final ConnectionSpread spread;
     private final UringSettings.Tcp tcp;
     private final int listenFd;
     private final ActorRef<Event> handler;
@@ -78,15 +79,21 @@ public final class TcpListener {
     private ActorRef<Event> unbindReplyTo;
     /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
     private boolean unbound;
+    /**
+     * The ring closed for good: no more accepting, but connections placed on other rings live on, so the listener
+     * (their parent) waits for them.
+     */
+    private boolean ringClosed;
     /** Hears of the ring's end; one per incarnation. */
     private final Consumer<RingEvent> ringEvents;
 
     private TcpListener(ActorContext<ListenerCommand> ctx, TimerScheduler<ListenerCommand> timers, RingLoop loop,
-                        UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler, boolean pullMode,
-                        AcceptState state) {
+                        ConnectionSpread spread, UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler,
+                        boolean pullMode, AcceptState state) {
         this.ctx = ctx;
         this.timers = timers;
         this.loop = loop;
+        this.spread = spread;
         this.tcp = tcp;
         this.listenFd = listenFd;
         this.handler = handler;
@@ -98,9 +105,13 @@ public final class TcpListener {
         this.ringEvents = RingEvent.whenClosed(closed -> self.tell(RingClosed.INSTANCE));
     }
 
-    /** Accepts on {@code listenFd}; {@code state} outlives each incarnation (create it once per ring). */
-    static Behavior<ListenerCommand> create(RingLoop loop, UringSettings.Tcp tcp, int listenFd,
-                                            ActorRef<Event> handler, boolean pullMode, AcceptState state) {
+    /**
+     * Accepts on {@code listenFd}, placing each connection on the ring {@code spread} chooses; {@code state} outlives
+     * each incarnation (create it once per ring).
+     */
+    static Behavior<ListenerCommand> create(RingLoop loop, ConnectionSpread spread, UringSettings.Tcp tcp,
+                                            int listenFd, ActorRef<Event> handler, boolean pullMode,
+                                            AcceptState state) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             if (state.starts++ > 0) {
                 state.restarts.increment();
@@ -108,7 +119,7 @@ public final class TcpListener {
             if (!loop.issuer().isOpen()) {
                 return Behaviors.stopped(); // restarted after its ring closed for good
             }
-            TcpListener l = new TcpListener(ctx, timers, loop, tcp, listenFd, handler, pullMode, state);
+            TcpListener l = new TcpListener(ctx, timers, loop, spread, tcp, listenFd, handler, pullMode, state);
             // Children survive a restart: watch them again, or their ends would not be seen.
             ctx.getChildren().forEach(ctx::watch);
             loop.subscribe(l.ringEvents);
@@ -122,7 +133,7 @@ public final class TcpListener {
     }
 
     private void arm() {
-        if (accept == null && unbindReplyTo == null && wantsMore()) {
+        if (accept == null && unbindReplyTo == null && !ringClosed && wantsMore()) {
             accept = new TcpOps.Accept(listenFd, state.multishot, ctx.getSelf());
             loop.issuer().issue(accept);
         }
@@ -148,8 +159,8 @@ public final class TcpListener {
                 .onMessage(ResumeAccepting.class, r -> resume(r.batchSize()))
                 .onMessageEquals(NotHandedOut.INSTANCE, () -> resume(1))
                 .onMessage(Unbind.class, this::unbind)
-                .onMessageEquals(RingClosed.INSTANCE, Behaviors::stopped)
-                .onSignal(Terminated.class, t -> stopWhenDone())
+                .onMessageEquals(RingClosed.INSTANCE, this::ringClosed)
+                .onSignal(Terminated.class, this::connectionEnded)
                 .onSignal(PreRestart.class, s -> {
                     loop.unsubscribe(ringEvents);
                     return endAccept();
@@ -204,9 +215,29 @@ public final class TcpListener {
             return false;
         }
         state.accepted.increment();
-        ctx.watch(ctx.spawnAnonymous(TcpConnection.accepted(loop, tcp, fd, handler, remote, local, ctx.getSelf()),
-                DispatcherSelector.sameAsParent()));
+        int ring = spread.place(loop.index());
+        ActorRef<?> connection = ctx.spawnAnonymous(TcpConnection.accepted(spread.rings().loop(ring), tcp, fd,
+                handler, remote, local, ctx.getSelf()), spread.rings().dispatcher(ring));
+        ctx.watch(connection);
+        state.placed.put(connection, ring);
         return true;
+    }
+
+    private Behavior<ListenerCommand> connectionEnded(Terminated t) {
+        Integer ring = state.placed.remove(t.getRef());
+        if (ring != null) {
+            spread.ended(ring);
+        }
+        return stopWhenDone();
+    }
+
+    /** The accept ended with the ring; its connections on other rings go on, and the listener waits for them. */
+    private Behavior<ListenerCommand> ringClosed() {
+        spread.ringClosed(loop.index());
+        ringClosed = true;
+        accept = null;
+        closeHeld();
+        return stopWhenDone();
     }
 
     private Behavior<ListenerCommand> acceptEnded(AcceptEnded ended) {
@@ -292,8 +323,11 @@ public final class TcpListener {
         state.held.clear();
     }
 
-    /** After unbinding, the listener goes once its last connection has closed (they are its children). */
+    /**
+     * After unbinding, or once its ring has closed, the listener goes when its last connection has closed (they are
+     * its children).
+     */
     private Behavior<ListenerCommand> stopWhenDone() {
-        return unbound && ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
+        return (unbound || ringClosed) && ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
     }
 }

@@ -84,11 +84,12 @@ public final class TcpListenerGroup {
         return Behaviors.setup(ctx -> {
             TcpListenerGroup group = new TcpListenerGroup(ctx, handler, fds);
             Duration minBackoff = tcp.acceptBackoff();
+            ConnectionSpread spread = new ConnectionSpread(rings, fds.size() == 1);
             for (int i = 0; i < rings.count(); i++) {
                 AcceptState state = new AcceptState(tcp.accept() == UringSettings.AcceptMode.MULTISHOT);
                 int socket = fds.size() == 1 ? 0 : i;
                 Behavior<ListenerCommand> listener = Behaviors.supervise(wrapListener.apply(TcpListener.create(
-                                rings.loop(i), tcp, fds.get(socket), handler, pullMode, state)))
+                                rings.loop(i), spread, tcp, fds.get(socket), handler, pullMode, state)))
                         .onFailure(TcpListener.AcceptFailedException.class, SupervisorStrategy
                                 .restartWithBackoff(minBackoff, minBackoff.multipliedBy(30), 0.2)
                                 .withStopChildren(false));

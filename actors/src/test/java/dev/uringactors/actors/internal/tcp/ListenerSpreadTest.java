@@ -1,0 +1,136 @@
+package dev.uringactors.actors.internal.tcp;
+
+import dev.uringactors.actors.TestRings;
+import dev.uringactors.actors.stream.UringTcp;
+import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How the connections of a bind are spread over the rings: a shared listening socket deals them out however they
+ * arrive (the kernel would wake the same ring's accept for a whole burst); SO_REUSEPORT sockets leave it to the
+ * kernel's hash. A ring that closes for good takes only its own connections with it.
+ */
+@ExtendWith(RequiresIoUring.class)
+class ListenerSpreadTest {
+    private static final int RINGS = 2;
+    private static final int BURST = 64;
+    private ActorTestKit kit;
+    /** The ring of each accepted connection, by the client's port. */
+    private final Map<Integer, Integer> ringOfClient = new ConcurrentHashMap<>();
+    private final List<Socket> clients = new ArrayList<>();
+    private UringTcp.ServerBinding binding;
+    private long socketsBeforeBind;
+
+    @AfterEach
+    void shutDown() throws Exception {
+        for (Socket c : clients) {
+            c.close();
+        }
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void aSharedListenerDealsABurstEvenlyOverTheRings() throws Exception {
+        int[] perRing = burst("shared");
+        assertTrue(Arrays.stream(perRing).allMatch(n -> n <= BURST * 6 / 10),
+                "no ring holds more than 60%: " + Arrays.toString(perRing));
+    }
+
+    @Test
+    void reusePortSocketsSpreadABurstByTheKernelsHash() throws Exception {
+        int[] perRing = burst("reuse-port");
+        System.out.println("listener = reuse-port, " + BURST + " connections on " + RINGS + " rings: "
+                + Arrays.toString(perRing));
+        assertTrue(Arrays.stream(perRing).allMatch(n -> n > 0), "every ring takes some: " + Arrays.toString(perRing));
+    }
+
+    @Test
+    void aRingThatClosesForGoodLeavesTheConnectionsItDealtToOtherRingsAlone() throws Exception {
+        burst("shared, supervision { max-restarts = 0, within = 1m }");
+        TestRings.fault(kit.system(), 0, "injected");
+        for (Socket client : clients) {
+            if (ringOfClient.get(client.getLocalPort()) == 1) {
+                client.getOutputStream().write("alive".getBytes(StandardCharsets.US_ASCII));
+                assertEquals("alive", new String(client.getInputStream().readNBytes(5), StandardCharsets.US_ASCII));
+            } else {
+                assertEnds(client);
+            }
+        }
+        ringOfClient.clear();
+        try (Socket late = connect()) {
+            awaitAccepted(1);
+            assertEquals(1, ringOfClient.get(late.getLocalPort()), "the ring left takes new connections");
+        }
+        for (Socket c : clients) {
+            c.close();
+        }
+        TestRings.get(binding.unbind());
+        assertEquals(socketsBeforeBind, OpenFds.awaitAtMost(socketsBeforeBind, OpenFds::sockets), "sockets left open");
+    }
+
+    /** Binds an echo server with {@code listener}, connects {@link #BURST} clients at once; the count per ring. */
+    private int[] burst(String listener) throws Exception {
+        kit = TestRings.kit("uring { rings = " + RINGS + ", tcp.listener = " + listener + " }");
+        Materializer mat = Materializer.matFromSystem(kit.system());
+        socketsBeforeBind = OpenFds.sockets();
+        binding = TestRings.get(UringTcp.get(kit.system())
+                .bind(InetAddress.getLoopbackAddress().getHostAddress(), 0)
+                .to(Sink.foreach(c -> {
+                    ringOfClient.put(c.remoteAddress().getPort(), c.ring());
+                    c.handleWith(Flow.<ByteString>create(), mat);
+                }))
+                .run(mat));
+        for (int i = 0; i < BURST; i++) {
+            clients.add(connect());
+        }
+        awaitAccepted(BURST);
+        int[] perRing = new int[RINGS];
+        ringOfClient.values().forEach(r -> perRing[r]++);
+        return perRing;
+    }
+
+    private void awaitAccepted(int count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ringOfClient.size() < count && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(count, ringOfClient.size(), "every connection was accepted");
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket(binding.localAddress().getAddress(), binding.localAddress().getPort());
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private static void assertEnds(Socket s) throws IOException {
+        try {
+            assertEquals(-1, s.getInputStream().read(), "the connection of the closed ring ends");
+        } catch (SocketException reset) {
+            assertTrue(String.valueOf(reset.getMessage()).contains("reset"), reset.toString());
+        }
+    }
+}
