@@ -1,15 +1,10 @@
 package dev.uringactors.http;
 
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.http.H2Client.Mode;
 import dev.uringactors.http.H2Client.Response;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.http.javadsl.ConnectionContext;
-import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,28 +38,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * HTTP/2 on the rings with {@code pekko.http.server.enable-http2 = on}, through a client that speaks frames
  * ({@link H2Client}), each test for each way to HTTP/2: h2c with prior knowledge, h2c by upgrade from HTTP/1.1, and
- * h2 over TLS chosen by ALPN. Each request to {@code /slow} waits for the test to complete the future it handed out.
+ * h2 over TLS chosen by ALPN ({@link Http2Servers}).
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Http2Test {
-    private final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString(
-            "pekko.http.server.enable-http2 = on").withFallback(ConfigFactory.load()));
-    private final LinkedBlockingQueue<CompletableFuture<String>> slow = new LinkedBlockingQueue<>();
-    private SelfSigned certificate;
-    private ServerBinding plain;
-    private ServerBinding secure;
+    private Http2Servers servers;
+    private LinkedBlockingQueue<CompletableFuture<String>> slow;
 
     @BeforeAll
     void bind(@TempDir Path dir) throws Exception {
-        certificate = SelfSigned.in(dir);
-        plain = bind(false);
-        secure = bind(true);
+        servers = new Http2Servers(dir);
+        slow = servers.slow;
     }
 
     @AfterAll
     void shutDown() {
-        testKit.shutdownTestKit();
+        servers.close();
     }
 
     @BeforeEach
@@ -158,8 +148,9 @@ class Http2Test {
     @MethodSource("bothServersEachWay")
     void terminateSendsGoAwayLetsTheStreamInFlightFinishAndLeavesNoFd(boolean pekkosOwn, Mode mode) throws Exception {
         long before = OpenFds.all();
-        ServerBinding binding = bind(mode == Mode.TLS, pekkosOwn);
-        try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(), certificate.trust())) {
+        ServerBinding binding = servers.bind(mode == Mode.TLS, pekkosOwn);
+        try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(),
+                servers.certificate.trust())) {
             CompletableFuture<Response> inFlight = client.get("/slow");
             CompletableFuture<String> answer = slow.poll(10, TimeUnit.SECONDS);
             assertNotNull(answer, "the request reached the route");
@@ -191,26 +182,7 @@ class Http2Test {
     }
 
     private H2Client connect(Mode mode) throws Exception {
-        ServerBinding binding = mode == Mode.TLS ? secure : plain;
-        return H2Client.connect(mode, binding.localAddress().getPort(), certificate.trust());
-    }
-
-    private ServerBinding bind(boolean tls) throws Exception {
-        return bind(tls, false);
-    }
-
-    /** On the rings, or with {@code pekkosOwn} on Pekko HTTP's own TCP, to compare. */
-    private ServerBinding bind(boolean tls, boolean pekkosOwn) throws Exception {
-        ServerBuilder server = pekkosOwn ? Http.get(testKit.system()).newServerAt("127.0.0.1", 0)
-                : UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0);
-        if (tls) {
-            server = server.enableHttps(ConnectionContext.httpsServer(certificate.serverContext()));
-        }
-        return server.bind(TestRoutes.routes(() -> {
-            CompletableFuture<String> answer = new CompletableFuture<>();
-            slow.add(answer);
-            return answer;
-        })).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return H2Client.connect(mode, servers.port(mode == Mode.TLS), servers.certificate.trust());
     }
 
     private static Response await(CompletableFuture<Response> response) throws Exception {

@@ -54,11 +54,15 @@ import java.util.function.Function;
 /**
  * Pekko HTTP's own server stack for one connection, built as {@code Http().newServerAt(...)} builds it: the
  * graceful terminator, the HTTP/1.1 server layer, TLS (or its placebo) and the idle timeout, bytes at the bottom;
- * and the binding's side of it, the terminator that {@code ServerBinding.terminate} runs.
+ * with {@code enable-http2}, as its {@code Http2().bindAndHandleAsync} builds it: that HTTP/1.1 stack (able to
+ * upgrade to h2c) and the HTTP/2 one, with the switch between them. And the binding's side of it, the terminator
+ * that {@code ServerBinding.terminate} runs.
  *
  * <p>This is the one class that reaches Pekko HTTP's internals (its {@code impl} packages and the members that
- * are public in bytecode only): the terminators and their stage, the TLS stage for a connection context, and the
- * constructors of the Java API's {@code IncomingConnection} and {@code ServerBinding}. Everything else uses Pekko
+ * are public in bytecode only): the terminators and their stage, the TLS stage for a connection context, the
+ * constructors of the Java API's {@code IncomingConnection} and {@code ServerBinding}; for HTTP/2 its extension
+ * (the protocol switches, the TLS stage with ALPN), its blueprint (the HTTP/2 stack, the handler keyed by stream),
+ * the {@code HTTP2-Settings} parser, the upgrade header, the idle timeout and the remote-address attribute. Everything else uses Pekko
  * HTTP's public API, so that a Pekko HTTP that moves them breaks this class alone ({@code PekkoHttpInternalsTest}),
  * and a server refuses to start with another minor version than the one it was built against
  * ({@link PekkoHttpVersions}).
@@ -129,17 +133,10 @@ public final class ServerStack {
         public Flow<ByteString, ByteString, CompletionStage<Done>> handlingHttp2(
                 Function<HttpRequest, CompletionStage<HttpResponse>> handler, InetSocketAddress remote,
                 ExecutionContext handlerContext) {
-            Http2Connection connection = new Http2Connection(handler, handlerContext);
-            var http1 = connection.http1(remote);
-            var http2 = connection.http2();
-            var switching = context.isSecure()
-                    ? connection.extension.httpsWithAlpn(
-                            (org.apache.pekko.http.scaladsl.HttpsConnectionContext) context, http1, http2)
-                    : Http2$.MODULE$.priorKnowledge(http1, http2);
             Attributes remoteAddress = settings.remoteAddressHeader() || settings.remoteAddressAttribute()
                     ? HttpAttributes$.MODULE$.remoteAddress(remote)
                     : Attributes.none();
-            return Flow.fromGraph(switching)
+            return Flow.fromGraph(new Http2Connection(handler, handlerContext).switching(remote))
                     .watchTermination((chosen, ended) -> {
                         // The terminator exists once the protocol is chosen, at the connection's first bytes.
                         FutureConverters.asJava(chosen).thenAccept(connectionTerminator -> {
@@ -206,8 +203,19 @@ public final class ServerStack {
             this.handlerContext = handlerContext;
         }
 
+        /** Both stacks, and the switch between them: ALPN's choice over TLS, else the client's first bytes. */
+        org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Future<ServerTerminator>> switching(
+                InetSocketAddress remote) {
+            var http1 = http1(remote);
+            var http2 = http2();
+            return context.isSecure()
+                    ? extension.httpsWithAlpn((org.apache.pekko.http.scaladsl.HttpsConnectionContext) context, http1,
+                            http2)
+                    : Http2$.MODULE$.priorKnowledge(http1, http2);
+        }
+
         /** HTTP/1.1, answering a request to upgrade to h2c by switching the connection to HTTP/2. */
-        org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http1(
+        private org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http1(
                 InetSocketAddress remote) {
             return Flow.of(HttpRequest.class)
                     .mapAsync(settings.pipeliningLimit(), request -> FutureConverters.asJava(upgradeOrHandle(request)))
@@ -216,7 +224,7 @@ public final class ServerStack {
         }
 
         /** HTTP/2 from the start: after ALPN chose h2, or after the client's preface. */
-        org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http2() {
+        private org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http2() {
             return Flow.fromGraph(handledByStream())
                     .joinMat(BidiFlow.fromGraph(Http2Blueprint$.MODULE$.serverStackTls(settings, log,
                             extension.telemetry(), http.dateHeaderRendering())), Keep.right())
