@@ -12,7 +12,9 @@ import org.apache.pekko.stream.SystemMaterializer;
  * settings ({@code pekko.http.server.*}), HTTPS contexts and the {@code ServerBinding} are Pekko HTTP's. Each
  * connection's HTTP stack and handler run on the thread of the ring that accepted it.
  *
- * <p>HTTP/1.1 only: with {@code pekko.http.server.enable-http2} on, connections are still served as HTTP/1.1.
+ * <p>With {@code pekko.http.server.enable-http2} on, {@code bind} and {@code bindSync} serve HTTP/2 as Pekko HTTP's
+ * do: h2c (with prior knowledge, or upgraded from HTTP/1.1) without TLS, h2 chosen by ALPN with it, HTTP/1.1 to
+ * clients that ask for nothing else; {@code bindFlow} and {@code connectionSource} serve HTTP/1.1, with a warning.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http2.Http2ClientUpgradeCodec;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -131,6 +132,11 @@ final class H2Client implements AutoCloseable {
 
     private Http2MultiplexHandler multiplex() {
         return new Http2MultiplexHandler(new ChannelInboundHandlerAdapter(), new StreamCollector(upgradeResponse));
+    }
+
+    /** How many streams the server lets this client have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS). */
+    int maxConcurrentStreams() {
+        return channel.pipeline().get(Http2FrameCodec.class).connection().local().maxActiveStreams();
     }
 
     /** The answer on stream 1 to the upgrade request ({@code GET /}); only for {@link Mode#UPGRADE}. */

@@ -6,6 +6,7 @@ import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.ServerBuilder;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -43,8 +44,15 @@ final class Http2Servers implements AutoCloseable {
 
     /** Another server, on the rings or with {@code pekkosOwn} on Pekko HTTP's own TCP, to compare. */
     ServerBinding bind(boolean tls, boolean pekkosOwn) throws Exception {
-        ServerBuilder server = pekkosOwn ? Http.get(testKit.system()).newServerAt("127.0.0.1", 0)
-                : UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0);
+        return bind(tls, pekkosOwn, "");
+    }
+
+    /** Another server, with {@code serverSettings} ({@code pekko.http.server}'s keys) over the defaults. */
+    ServerBinding bind(boolean tls, boolean pekkosOwn, String serverSettings) throws Exception {
+        ServerBuilder server = (pekkosOwn ? Http.get(testKit.system()).newServerAt("127.0.0.1", 0)
+                : UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0))
+                .withSettings(ServerSettings.create(ConfigFactory.parseString("pekko.http.server {" + serverSettings
+                        + "}").withFallback(testKit.system().settings().config())));
         if (tls) {
             server = server.enableHttps(ConnectionContext.httpsServer(certificate.serverContext()));
         }

@@ -72,6 +72,8 @@ class Http2Test {
             assertEquals(404, await(client.get("/nowhere")).status());
             String thread = await(client.get("/thread")).text();
             assertTrue(thread.startsWith("uring-ring-"), thread);
+            String uri = await(client.get("/uri")).text();
+            assertTrue(uri.startsWith(mode == Mode.TLS ? "https://" : "http://"), uri);
             if (mode == Mode.UPGRADE) {
                 assertEquals(TestRoutes.HELLO, await(client.upgradeResponse()).text(), "the upgrade's own answer");
             }
@@ -122,6 +124,7 @@ class Http2Test {
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aStreamResetMidBodyLeavesTheConnectionAndItsOtherStreamsServed(Mode mode) throws Exception {
+        long before = OpenFds.all();
         byte[] other = random(4 << 20, 5);
         try (H2Client client = connect(mode)) {
             CompletableFuture<Response> alongside = client.post("/echo", other);
@@ -135,6 +138,26 @@ class Http2Test {
         }
         try (H2Client another = connect(mode)) {
             assertEquals(TestRoutes.HELLO, await(another.get("/")).text(), "the server still serves");
+        }
+        long after = OpenFds.awaitAtMost(before, OpenFds::all);
+        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void theHttp2SettingsAndTheIdleTimeoutAreHonoured(Mode mode) throws Exception {
+        ServerBinding binding = servers.bind(mode == Mode.TLS, false,
+                "idle-timeout = 500ms, http2.max-concurrent-streams = 7");
+        try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(),
+                servers.certificate.trust())) {
+            assertEquals(TestRoutes.HELLO, await(client.get("/")).text());
+            assertEquals(7, client.maxConcurrentStreams());
+            long start = System.nanoTime();
+            client.closed().get(10, TimeUnit.SECONDS);
+            long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(idle >= 300, "closed after " + idle + " ms idle");
+        } finally {
+            binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
     }
 
