@@ -296,6 +296,12 @@ final class H2Client implements AutoCloseable {
             ctx.fireUserEventTriggered(event);
         }
 
+        /** A reset by the server (after an idle timeout, say) ends the connection; the tests see it as closed. */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             goAway.completeExceptionally(new IllegalStateException("the connection closed without GOAWAY"));

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A key pair and a certificate for 127.0.0.1, made by the JDK's keytool, for a server and the clients that trust it. */
+/** A key pair and a certificate for 127.0.0.1, made by the JDK's keytool: for a server, and clients that trust it. */
 final class SelfSigned {
     private static final char[] PASSWORD = "uring-test".toCharArray();
     private final KeyStore keys;

@@ -62,10 +62,10 @@ import java.util.function.Function;
  * are public in bytecode only): the terminators and their stage, the TLS stage for a connection context, the
  * constructors of the Java API's {@code IncomingConnection} and {@code ServerBinding}; for HTTP/2 its extension
  * (the protocol switches, the TLS stage with ALPN), its blueprint (the HTTP/2 stack, the handler keyed by stream),
- * the {@code HTTP2-Settings} parser, the upgrade header, the idle timeout and the remote-address attribute. Everything else uses Pekko
- * HTTP's public API, so that a Pekko HTTP that moves them breaks this class alone ({@code PekkoHttpInternalsTest}),
- * and a server refuses to start with another minor version than the one it was built against
- * ({@link PekkoHttpVersions}).
+ * the parser of {@code HTTP2-Settings}, the upgrade header, the idle timeout and the remote-address attribute.
+ * Everything else uses Pekko HTTP's public API, so that a Pekko HTTP that moves them breaks this class alone
+ * ({@code PekkoHttpInternalsTest}), and a server refuses to start with another minor version than the one it was
+ * built against ({@link PekkoHttpVersions}).
  */
 public final class ServerStack {
     private final ActorSystem system;
@@ -206,8 +206,8 @@ public final class ServerStack {
         /** Both stacks, and the switch between them: ALPN's choice over TLS, else the client's first bytes. */
         org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Future<ServerTerminator>> switching(
                 InetSocketAddress remote) {
-            var http1 = http1(remote);
-            var http2 = http2();
+            var http1 = http1(remote).asScala();
+            var http2 = http2().asScala();
             return context.isSecure()
                     ? extension.httpsWithAlpn((org.apache.pekko.http.scaladsl.HttpsConnectionContext) context, http1,
                             http2)
@@ -215,20 +215,18 @@ public final class ServerStack {
         }
 
         /** HTTP/1.1, answering a request to upgrade to h2c by switching the connection to HTTP/2. */
-        private org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http1(
+        private Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http1(
                 InetSocketAddress remote) {
             return Flow.of(HttpRequest.class)
                     .mapAsync(settings.pipeliningLimit(), request -> FutureConverters.asJava(upgradeOrHandle(request)))
-                    .joinMat(ServerStack.this.http1(remote), Keep.right())
-                    .asScala();
+                    .joinMat(ServerStack.this.http1(remote), Keep.right());
         }
 
         /** HTTP/2 from the start: after ALPN chose h2, or after the client's preface. */
-        private org.apache.pekko.stream.scaladsl.Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http2() {
+        private Flow<TLSProtocol.SslTlsInbound, TLSProtocol.SslTlsOutbound, ServerTerminator> http2() {
             return Flow.fromGraph(handledByStream())
                     .joinMat(BidiFlow.fromGraph(Http2Blueprint$.MODULE$.serverStackTls(settings, log,
-                            extension.telemetry(), http.dateHeaderRendering())), Keep.right())
-                    .asScala();
+                            extension.telemetry(), http.dateHeaderRendering())), Keep.right());
         }
 
         /**
@@ -246,7 +244,8 @@ public final class ServerStack {
             }
             List<Try<scala.collection.immutable.Seq<FrameEvent.Setting>>> settingsHeaders = new ArrayList<>();
             for (org.apache.pekko.http.javadsl.model.HttpHeader header : request.getHeaders()) {
-                if (header instanceof RawHeader raw && raw.lowercaseName().equals(Http2SettingsHeader$.MODULE$.name())) {
+                if (header instanceof RawHeader raw
+                        && raw.lowercaseName().equals(Http2SettingsHeader$.MODULE$.name())) {
                     settingsHeaders.add(Http2SettingsHeader$.MODULE$.parse(raw.value(), log));
                 }
             }
@@ -269,17 +268,17 @@ public final class ServerStack {
         private HttpResponse switchToHttp2(HttpRequest upgrade,
                                            scala.collection.immutable.Seq<FrameEvent.Setting> clientSettings) {
             HttpRequest streamOne = (HttpRequest) upgrade.addAttribute(Http2$.MODULE$.streamId(), (Object) 1);
-            Flow<ByteString, ByteString, Object> upgraded = Flow.of(HttpRequest.class)
+            Flow<ByteString, ByteString, CompletionStage<Done>> upgraded = Flow.of(HttpRequest.class)
                     .watchTermination(Keep.right())
                     .prepend(Source.single(streamOne))
                     .via(handledByStream())
                     .joinMat(BidiFlow.fromGraph(Http2Blueprint$.MODULE$.serverStack(settings, log, clientSettings,
-                            true, extension.telemetry(), http.dateHeaderRendering())), Keep.left())
-                    .mapMaterializedValue(ended -> ended);
+                            true, extension.telemetry(), http.dateHeaderRendering())), Keep.left());
             return (HttpResponse) org.apache.pekko.http.javadsl.model.HttpResponse.create()
                     .withStatus(StatusCodes.SWITCHING_PROTOCOLS)
                     .addHeaders(List.of(extension.ConnectionUpgradeHeader(), extension.UpgradeHeader(),
-                            new UpgradeToOtherProtocolResponseHeader(upgraded.asScala())));
+                            new UpgradeToOtherProtocolResponseHeader(
+                                    upgraded.mapMaterializedValue(Object.class::cast).asScala())));
         }
 
         /**
