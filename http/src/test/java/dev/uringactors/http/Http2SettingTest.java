@@ -2,17 +2,21 @@ package dev.uringactors.http;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.event.Logging;
+import org.apache.pekko.http.impl.engine.http2.TelemetrySpi;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.scaladsl.Tcp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -25,15 +29,19 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What {@code pekko.http.server.enable-http2} changes, and what it does not: off, a server speaks HTTP/1.1 only,
  * as before; on, only {@code bind} and {@code bindSync} serve HTTP/2, and {@code bindFlow} and
- * {@code connectionSource} serve HTTP/1.1 with a warning that says so, as Pekko HTTP's own do.
+ * {@code connectionSource} serve HTTP/1.1 with a warning that says so, as Pekko HTTP's own do; what the rings
+ * cannot serve as Pekko HTTP does fails the bind.
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -104,6 +112,55 @@ class Http2SettingTest {
             assertServedHttp11(binding);
         } finally {
             binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Pekko HTTP's HTTP/2 binding hands a telemetry (as a monitoring agent installs one) each of Pekko's own TCP
+     * connections; there are none on the rings, so the bind fails, saying why, rather than serve without it.
+     */
+    @Test
+    void onWithATelemetryThatWatchesPekkosTcpTheBindFails() {
+        ActorTestKit withTelemetry = ActorTestKit.create(ConfigFactory.parseString(
+                "pekko.http.server.enable-http2 = on\npekko.http.http2-telemetry-class = \""
+                        + AgentTelemetry.class.getName() + "\"").withFallback(ConfigFactory.load()));
+        try {
+            var bound = UringHttp.get(withTelemetry.system()).newServerAt("127.0.0.1", 0)
+                    .bindSync(request -> HttpResponse.create()).toCompletableFuture();
+            var failure = assertThrows(ExecutionException.class, () -> bound.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, failure.getCause());
+            assertTrue(failure.getCause().getMessage().contains("pekko.http.http2-telemetry-class is set ("
+                    + AgentTelemetry.class.getName() + ")"), failure.getCause().getMessage());
+        } finally {
+            withTelemetry.shutdownTestKit();
+        }
+    }
+
+    /** A telemetry that passes everything through: Pekko HTTP's internal SPI, found by its configured name. */
+    public static final class AgentTelemetry implements TelemetrySpi {
+        public AgentTelemetry(org.apache.pekko.actor.ActorSystem system) {
+        }
+
+        @Override
+        public org.apache.pekko.stream.scaladsl.BidiFlow<org.apache.pekko.http.scaladsl.model.HttpRequest,
+                org.apache.pekko.http.scaladsl.model.HttpRequest, org.apache.pekko.http.scaladsl.model.HttpResponse,
+                org.apache.pekko.http.scaladsl.model.HttpResponse, NotUsed> client() {
+            return BidiFlow.fromFlows(Flow.<org.apache.pekko.http.scaladsl.model.HttpRequest>create(),
+                    Flow.<org.apache.pekko.http.scaladsl.model.HttpResponse>create()).asScala();
+        }
+
+        @Override
+        public org.apache.pekko.stream.scaladsl.Flow<Tcp.IncomingConnection, Tcp.IncomingConnection, NotUsed>
+                serverBinding() {
+            return Flow.<Tcp.IncomingConnection>create().asScala();
+        }
+
+        @Override
+        public org.apache.pekko.stream.scaladsl.BidiFlow<org.apache.pekko.http.scaladsl.model.HttpResponse,
+                org.apache.pekko.http.scaladsl.model.HttpResponse, org.apache.pekko.http.scaladsl.model.HttpRequest,
+                org.apache.pekko.http.scaladsl.model.HttpRequest, NotUsed> serverConnection() {
+            return BidiFlow.fromFlows(Flow.<org.apache.pekko.http.scaladsl.model.HttpResponse>create(),
+                    Flow.<org.apache.pekko.http.scaladsl.model.HttpRequest>create()).asScala();
         }
     }
 

@@ -63,10 +63,15 @@ public final class RingHttpServer {
      * Binds and serves every connection with Pekko HTTP's HTTP/2 server ({@code pekko.http.server.enable-http2}):
      * h2 negotiated by ALPN over TLS; without TLS, h2c with prior knowledge or by upgrade from HTTP/1.1. Each
      * request's {@code handler} call runs on its connection's ring thread, as a task of its own. With a Pekko HTTP
-     * of another minor version on the class path, the binding fails at once ({@link PekkoHttpVersions}).
+     * of another minor version on the class path ({@link PekkoHttpVersions}), or with what the rings cannot give
+     * ({@link ServerStack#http2Refusal()}), the binding fails at once.
      */
     public CompletionStage<ServerBinding> bindHttp2(Function<HttpRequest, CompletionStage<HttpResponse>> handler,
                                                     Materializer materializer) {
+        Optional<IllegalStateException> refusal = versions.refusal().or(stack::http2Refusal);
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedStage(refusal.get());
+        }
         UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
         return serve((connections, incoming) -> connections.handlingHttp2(handler, incoming.remoteAddress(),
                 system.classicSystem().dispatchers().lookup(uring.dispatcherId(incoming.ring()))), materializer);

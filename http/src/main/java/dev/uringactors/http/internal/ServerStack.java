@@ -10,6 +10,8 @@ import org.apache.pekko.http.impl.engine.http2.FrameEvent;
 import org.apache.pekko.http.impl.engine.http2.Http2$;
 import org.apache.pekko.http.impl.engine.http2.Http2Blueprint$;
 import org.apache.pekko.http.impl.engine.http2.Http2Ext;
+import org.apache.pekko.http.impl.engine.http2.NoOpTelemetry$;
+import org.apache.pekko.http.impl.engine.http2.TelemetrySpi;
 import org.apache.pekko.http.impl.engine.server.GracefulTerminatorStage;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes$;
 import org.apache.pekko.http.impl.engine.server.MasterServerTerminator;
@@ -48,6 +50,7 @@ import scala.util.Try;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -84,6 +87,21 @@ public final class ServerStack {
 
     public ServerSettings settings() {
         return settings;
+    }
+
+    /**
+     * Why HTTP/2 cannot be served here as Pekko HTTP serves it: a telemetry ({@code pekko.http.http2-telemetry-class})
+     * that Pekko HTTP's HTTP/2 binding hands Pekko's own TCP connections, which the rings do not have.
+     */
+    public Optional<IllegalStateException> http2Refusal() {
+        TelemetrySpi telemetry = Http2$.MODULE$.apply(system).telemetry();
+        if (telemetry == NoOpTelemetry$.MODULE$) {
+            return Optional.empty();
+        }
+        return Optional.of(new IllegalStateException("pekko.http.http2-telemetry-class is set ("
+                + telemetry.getClass().getName() + "): Pekko HTTP's HTTP/2 binding hands it Pekko's own TCP "
+                + "connections, which a server on the rings does not have. Unset it, bind with Http.get(system), "
+                + "or turn pekko.http.server.enable-http2 off."));
     }
 
     /** The connections of one binding, which its {@code terminate} ends; {@code ec} runs the termination. */
