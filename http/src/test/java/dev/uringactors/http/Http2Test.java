@@ -17,7 +17,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.DataInputStream;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -141,6 +143,36 @@ class Http2Test {
         }
         try (H2Client another = connect(mode)) {
             assertEquals(TestRoutes.HELLO, await(another.get("/")).text(), "the server still serves");
+        }
+        long after = OpenFds.awaitAtMost(before, OpenFds::all);
+        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+    }
+
+    /**
+     * A frame that breaks the protocol (the connection's window updated by 0, RFC 7540 6.9): GOAWAY with
+     * PROTOCOL_ERROR, and the connection ends.
+     */
+    @Test
+    void aProtocolErrorGetsGoAwayAndTheConnectionEnds() throws Exception {
+        long before = OpenFds.all();
+        try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS
+            s.getOutputStream().write(new byte[] {0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}); // WINDOW_UPDATE by 0
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            while (true) {
+                int length = in.readUnsignedShort() << 8 | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                in.readUnsignedByte(); // flags
+                in.readInt(); // stream
+                byte[] payload = in.readNBytes(length);
+                if (type == 7) { // GOAWAY: last stream, error code
+                    assertEquals(1, ByteBuffer.wrap(payload, 4, 4).getInt(), "PROTOCOL_ERROR");
+                    break;
+                }
+            }
+            UringHttpTest.assertConnectionEnds(s);
         }
         long after = OpenFds.awaitAtMost(before, OpenFds::all);
         assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
