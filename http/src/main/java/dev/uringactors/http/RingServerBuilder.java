@@ -18,6 +18,7 @@ import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Source;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /** The {@link UringServerBuilder} of {@link UringHttp}. */
@@ -73,9 +74,13 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
         return new RingServerBuilder(system, host, port, context, log, settings, newMaterializer, routes);
     }
 
+    /** With {@code enable-http2} on, HTTP/2 and HTTP/1.1 on the one port, as Pekko HTTP's {@code bind}. */
     @Override
     public CompletionStage<ServerBinding> bind(Function<HttpRequest, CompletionStage<HttpResponse>> handler) {
-        return bindFlow(Flow.of(HttpRequest.class).mapAsync(settings.getPipeliningLimit(), handler::apply));
+        if (settings.enableHttp2()) {
+            return server().bindHttp2(request -> respond(handler, request), materializer);
+        }
+        return bindHttp1(Flow.of(HttpRequest.class).mapAsync(settings.getPipeliningLimit(), handler::apply));
     }
 
     @Override
@@ -83,21 +88,54 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
         return bind(provider.handler(system));
     }
 
+    /** As Pekko HTTP's: {@link #bind(Function)} with the answer already there. */
     @Override
     public CompletionStage<ServerBinding> bindSync(Function<HttpRequest, HttpResponse> handler) {
-        return bindFlow(Flow.of(HttpRequest.class).map(handler::apply));
+        Function<HttpRequest, CompletionStage<HttpResponse>> async =
+                request -> CompletableFuture.completedFuture(handler.apply(request));
+        return bind(async);
     }
 
+    /** HTTP/1.1 only; with {@code enable-http2} on it says so in a warning, as Pekko HTTP's does. */
     @Override
-    @SuppressWarnings("unchecked") // Pekko HTTP's Java model types are its Scala model types
     public CompletionStage<ServerBinding> bindFlow(Flow<HttpRequest, HttpResponse, ?> handler) {
+        warnIfHttp2("bindFlow");
+        return bindHttp1(handler);
+    }
+
+    /** HTTP/1.1 only; with {@code enable-http2} on it says so in a warning, as Pekko HTTP's does. */
+    @Override
+    public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
+        warnIfHttp2("connectionSource");
+        return server().connectionSource();
+    }
+
+    @SuppressWarnings("unchecked") // Pekko HTTP's Java model types are its Scala model types
+    private CompletionStage<ServerBinding> bindHttp1(Flow<HttpRequest, HttpResponse, ?> handler) {
         return server().bind((Flow<org.apache.pekko.http.scaladsl.model.HttpRequest,
                 org.apache.pekko.http.scaladsl.model.HttpResponse, ?>) (Flow<?, ?, ?>) handler, materializer);
     }
 
-    @Override
-    public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
-        return server().connectionSource();
+    /** Pekko HTTP serves HTTP/2 only to a handler function; a flow or a connection source gets HTTP/1.1. */
+    private void warnIfHttp2(String method) {
+        if (settings.enableHttp2()) {
+            log.warning("pekko.http.server.enable-http2 is on, but {} serves HTTP/1.1 only (as in Pekko HTTP): "
+                    + "port {} answers HTTP/1.1. For HTTP/2, bind with a handler function (bind or bindSync).",
+                    method, port);
+        }
+    }
+
+    /** The handler's answer; a handler that throws gives a failed answer, as a failed future would. */
+    @SuppressWarnings("unchecked") // Pekko HTTP's Java model types are its Scala model types
+    private static CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse> respond(
+            Function<HttpRequest, CompletionStage<HttpResponse>> handler,
+            org.apache.pekko.http.scaladsl.model.HttpRequest request) {
+        try {
+            return (CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse>) (CompletionStage<?>)
+                    handler.apply(request);
+        } catch (Exception e) {
+            return CompletableFuture.failedStage(e);
+        }
     }
 
     private RingHttpServer server() {

@@ -19,7 +19,9 @@ import org.apache.pekko.stream.SystemMaterializer;
  * {@code uring.http.route-dispatcher} or {@link UringServerBuilder#withRouteDispatcher} names a dispatcher for
  * routes that block.
  *
- * <p>HTTP/1.1 only: with {@code pekko.http.server.enable-http2} on, connections are still served as HTTP/1.1.
+ * <p>With {@code pekko.http.server.enable-http2} on, {@code bind} and {@code bindSync} serve HTTP/2 as Pekko HTTP's
+ * do: h2c (with prior knowledge, or upgraded from HTTP/1.1) without TLS, h2 chosen by ALPN with it, HTTP/1.1 to
+ * clients that ask for nothing else; {@code bindFlow} and {@code connectionSource} serve HTTP/1.1, with a warning.
  *
  * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
  * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport; a route

@@ -11,9 +11,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;
@@ -21,9 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,28 +31,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HttpsTest {
-    private static final char[] PASSWORD = "uring-test".toCharArray();
     private final ActorTestKit testKit = ActorTestKit.create();
     private ServerBinding binding;
     private HttpClient client;
 
     @BeforeAll
     void bindWithASelfSignedCertificate(@TempDir Path dir) throws Exception {
-        KeyStore keys = selfSigned(dir.resolve("server.p12"));
-        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keyManagers.init(keys, PASSWORD);
-        SSLContext server = SSLContext.getInstance("TLS");
-        server.init(keyManagers.getKeyManagers(), null, null);
+        SelfSigned certificate = SelfSigned.in(dir);
         binding = UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
-                .enableHttps(ConnectionContext.httpsServer(server))
+                .enableHttps(ConnectionContext.httpsServer(certificate.serverContext()))
                 .bind(TestRoutes.routes(() -> CompletableFuture.completedFuture("slow")))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
-
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(keys);
-        SSLContext clientContext = SSLContext.getInstance("TLS");
-        clientContext.init(null, trust.getTrustManagers(), null);
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(clientContext).build();
+        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .sslContext(certificate.clientContext()).build();
     }
 
     @AfterAll
@@ -94,21 +80,5 @@ class HttpsTest {
     private HttpRequest request(String path) {
         return HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + binding.localAddress().getPort() + path))
                 .timeout(Duration.ofSeconds(30)).build();
-    }
-
-    /** A key pair and a certificate for 127.0.0.1, made by the JDK's keytool. */
-    private static KeyStore selfSigned(Path file) throws Exception {
-        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "server", "-keyalg", "EC",
-                "-groupname", "secp256r1", "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass", new String(PASSWORD))
-                .redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "keytool: " + output);
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(file)) {
-            store.load(in, PASSWORD);
-        }
-        return store;
     }
 }

@@ -15,6 +15,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractUri;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
@@ -32,7 +33,8 @@ final class TestRoutes {
     }
 
     /**
-     * {@code /}: hello; {@code /thread}: the name of the thread that ran the route; {@code /echo} (POST): the
+     * {@code /}: hello; {@code /thread}: the name of the thread that ran the route; {@code /uri}: the request's
+     * URI as the server has it; {@code /echo} (POST): the
      * body back, of any size, once it has all arrived;
      * {@code /stream-echo} (POST): the body streamed back as it arrives; {@code /bytes/N}: N bytes of {@link #pattern} as a chunked stream;
      * {@code /slow}: whatever {@code slow} completes with.
@@ -41,6 +43,7 @@ final class TestRoutes {
         return concat(
                 pathSingleSlash(() -> get(() -> complete(HELLO))),
                 path("thread", () -> get(() -> complete(Thread.currentThread().getName()))),
+                path("uri", () -> get(() -> extractUri(uri -> complete(uri.toString())))),
                 path("echo", () -> post(() -> withoutSizeLimit(() -> entity(Unmarshaller.entityToByteString(),
                         body -> complete(HttpEntities.create(ContentTypes.APPLICATION_OCTET_STREAM, body)))))),
                 path("stream-echo", () -> post(() -> withoutSizeLimit(() -> extractRequestEntity(entity -> complete(

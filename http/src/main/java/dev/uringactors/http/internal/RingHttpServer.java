@@ -13,14 +13,18 @@ import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * An HTTP server on {@link UringTcp}: each accepted connection gets Pekko HTTP's server stack and the handler,
- * run on the connection's ring thread, as {@code Http().newServerAt(...).bindFlow} runs them on Pekko's own TCP.
+ * run on the connection's ring thread, as {@code Http().newServerAt(...).bindFlow} runs them on Pekko's own TCP;
+ * or Pekko HTTP's HTTP/2 server, as its {@code bind} runs it with {@code enable-http2}.
  * At most {@code max-connections} are served at once (the listener accepts only when a slot is free), and the
  * binding is Pekko HTTP's own {@link ServerBinding}: {@code unbind}, {@code terminate} with its deadline, and
  * coordinated shutdown behave as there.
@@ -50,21 +54,46 @@ public final class RingHttpServer {
     }
 
     /**
-     * Binds and serves every connection with {@code handler} (materialized once per connection), run where
-     * {@code routes} says. With a Pekko HTTP of another minor version on the class path
+     * Binds and serves every connection with {@code handler} (materialized once per connection) over HTTP/1.1,
+     * run where {@code routes} says. With a Pekko HTTP of another minor version on the class path
      * ({@link PekkoHttpVersions}), or a route dispatcher that does not exist, the binding fails at once.
      */
     public CompletionStage<ServerBinding> bind(Flow<HttpRequest, HttpResponse, ?> handler, Materializer materializer) {
+        Flow<HttpRequest, HttpResponse, ?> placed = routes.place(handler);
+        return serve((connections, incoming) -> connections.handling(placed, incoming.remoteAddress()), materializer,
+                Optional.empty());
+    }
+
+    /**
+     * Binds and serves every connection with Pekko HTTP's HTTP/2 server ({@code pekko.http.server.enable-http2}):
+     * h2 negotiated by ALPN over TLS; without TLS, h2c with prior knowledge or by upgrade from HTTP/1.1. Each
+     * request's {@code handler} call runs as a task of its own on the route dispatcher, or on its connection's
+     * ring thread where there is none. With a Pekko HTTP of another minor version on the class path
+     * ({@link PekkoHttpVersions}), a route dispatcher that does not exist, or with what the rings cannot give
+     * ({@link ServerStack#http2Refusal()}), the binding fails at once.
+     */
+    public CompletionStage<ServerBinding> bindHttp2(Function<HttpRequest, CompletionStage<HttpResponse>> handler,
+                                                    Materializer materializer) {
+        UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
+        return serve((connections, incoming) -> connections.handlingHttp2(handler, incoming.remoteAddress(),
+                system.classicSystem().dispatchers().lookup(routes.id().isEmpty()
+                        ? uring.dispatcherId(incoming.ring()) : routes.id())), materializer, stack.http2Refusal());
+    }
+
+    private CompletionStage<ServerBinding> serve(
+            BiFunction<ServerStack.Connections, UringTcp.IncomingConnection,
+                    Flow<ByteString, ByteString, CompletionStage<Done>>> handling,
+            Materializer materializer, Optional<? extends RuntimeException> protocolRefusal) {
         Optional<RuntimeException> refusal = versions.refusal().<RuntimeException>map(e -> e)
-                .or(() -> routes.refusal(system.classicSystem()));
+                .or(() -> routes.refusal(system.classicSystem()))
+                .or(() -> protocolRefusal);
         if (refusal.isPresent()) {
             return CompletableFuture.failedStage(refusal.get());
         }
-        Flow<HttpRequest, HttpResponse, ?> placed = routes.place(handler);
         ServerStack.Connections connections = stack.newConnections(materializer.executionContext());
         return tcpConnections()
                 .mapAsyncUnordered(stack.settings().maxConnections(), incoming -> incoming
-                        .handleWith(connections.handling(placed, incoming.remoteAddress()), materializer)
+                        .handleWith(handling.apply(connections, incoming), materializer)
                         // A connection that fails (a reset peer, say) frees its slot; it must not fail the listener.
                         .exceptionally(failure -> Done.getInstance()))
                 .to(Sink.ignore())

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Pekko HTTP's internals are reached from {@link ServerStack} alone, so that another Pekko HTTP breaks one class:
@@ -27,13 +28,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * {@code @InternalApi}), found in each compiled class's constant pool.
  */
 class PekkoHttpInternalsTest {
-    /** A class of Pekko HTTP's impl packages, as a class file names it (in a descriptor or on its own). */
-    private static final Pattern IMPL_CLASS = Pattern.compile("org/apache/pekko/http/impl/[\\w/$]+");
+    /**
+     * A class of Pekko HTTP's impl packages, or an internal one outside them ({@code Http2SettingsHeader} is
+     * {@code private[pekko]}), as a class file names it (in a descriptor or on its own).
+     */
+    private static final Pattern IMPL_CLASS = Pattern.compile(
+            "org/apache/pekko/http/(impl/|scaladsl/model/http2/Http2SettingsHeader)[\\w/$]*");
     /** Owner and name of the internal members the module could reach; constructors are {@code <init>}. */
     private static final Set<String> INTERNAL_MEMBERS = Set.of(
             "org/apache/pekko/http/scaladsl/HttpExt.sslTlsServerStage",
             "org/apache/pekko/http/scaladsl/HttpExt.sslTlsClientStage",
             "org/apache/pekko/http/scaladsl/HttpExt.bindImpl",
+            "org/apache/pekko/http/scaladsl/HttpExt.dateHeaderRendering",
             "org/apache/pekko/http/scaladsl/Http$.cancellationStrategyAttributeForDelay",
             "org/apache/pekko/http/scaladsl/Http$.prepareAttributes",
             "org/apache/pekko/http/javadsl/IncomingConnection.<init>",
@@ -64,6 +70,14 @@ class PekkoHttpInternalsTest {
         Path classes = Path.of(UringHttp.class.getProtectionDomain().getCodeSource().getLocation().getPath());
         Set<String> reached = internalsReachedBy(classes.resolve(ALLOWED + ".class"));
         assertFalse(reached.isEmpty(), "ServerStack reaches Pekko HTTP's terminators and TLS stage");
+        Set<String> http2 = internalsReachedBy(classes.resolve(ALLOWED + "$Http2Connection.class"));
+        for (String internal : List.of("org/apache/pekko/http/impl/engine/http2/Http2Blueprint$",
+                "org/apache/pekko/http/impl/engine/http2/Http2Ext",
+                "org/apache/pekko/http/scaladsl/model/http2/Http2SettingsHeader$",
+                "org/apache/pekko/http/impl/engine/server/UpgradeToOtherProtocolResponseHeader",
+                "org/apache/pekko/http/scaladsl/HttpExt.dateHeaderRendering")) {
+            assertTrue(http2.contains(internal), internal + " among what the HTTP/2 wiring reaches: " + http2);
+        }
     }
 
     private static Set<String> internalsReachedBy(Path classFile) throws IOException {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,13 @@ class VersionCheckedAtBindTest {
         Flow<HttpRequest, HttpResponse, ?> handler = Flow.of(HttpRequest.class)
                 .map(request -> (HttpResponse) org.apache.pekko.http.javadsl.model.HttpResponse.create());
         assertRefused(server().bind(handler, Materializer.matFromSystem(testKit.system())));
+    }
+
+    @Test
+    void anHttp2BindFails() {
+        assertRefused(server().bindHttp2(request -> CompletableFuture.completedFuture(
+                (HttpResponse) org.apache.pekko.http.javadsl.model.HttpResponse.create()),
+                Materializer.matFromSystem(testKit.system())));
     }
 
     @Test

@@ -1,0 +1,282 @@
+package dev.uringactors.http;
+
+import dev.uringactors.http.H2Client.Mode;
+import dev.uringactors.http.H2Client.Response;
+import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.DataInputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import java.util.zip.CRC32;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * HTTP/2 on the rings with {@code pekko.http.server.enable-http2 = on}, through a client that speaks frames
+ * ({@link H2Client}), each test for each way to HTTP/2: h2c with prior knowledge, h2c by upgrade from HTTP/1.1, and
+ * h2 over TLS chosen by ALPN ({@link Http2Servers}).
+ */
+@ExtendWith(RequiresIoUring.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class Http2Test {
+    private Http2Servers servers;
+    private LinkedBlockingQueue<CompletableFuture<String>> slow;
+
+    @BeforeAll
+    void bind(@TempDir Path dir) throws Exception {
+        servers = new Http2Servers(dir);
+        slow = servers.slow;
+    }
+
+    @AfterAll
+    void shutDown() {
+        servers.close();
+    }
+
+    @BeforeEach
+    void noSlowRequestLeftOver() {
+        slow.clear();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aGetIsAnsweredByTheRouteOnTheConnectionsRingThread(Mode mode) throws Exception {
+        try (H2Client client = connect(mode)) {
+            Response hello = await(client.get("/"));
+            assertEquals(200, hello.status());
+            assertEquals(TestRoutes.HELLO, hello.text());
+            assertEquals(404, await(client.get("/nowhere")).status());
+            String thread = await(client.get("/thread")).text();
+            assertTrue(thread.startsWith("uring-ring-"), thread);
+            String uri = await(client.get("/uri")).text();
+            assertTrue(uri.startsWith(mode == Mode.TLS ? "https://" : "http://"), uri);
+            if (mode == Mode.UPGRADE) {
+                assertEquals(TestRoutes.HELLO, await(client.upgradeResponse()).text(), "the upgrade's own answer");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aTenMebibytePostIsEchoedIntact(Mode mode) throws Exception {
+        byte[] body = random(10 << 20, 11);
+        try (H2Client client = connect(mode)) {
+            Response echoed = client.post("/echo", body).get(60, TimeUnit.SECONDS);
+            assertEquals(200, echoed.status());
+            assertEquals(body.length, echoed.body().length);
+            assertEquals(crc(body), crc(echoed.body()), "every byte back");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aHundredStreamsAreInFlightAtOnceOnOneConnection(Mode mode) throws Exception {
+        try (H2Client client = connect(mode)) {
+            List<CompletableFuture<Response>> responses = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                responses.add(client.get("/slow"));
+            }
+            List<CompletableFuture<String>> handlers = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                CompletableFuture<String> waiting = slow.poll(10, TimeUnit.SECONDS);
+                assertNotNull(waiting, "request " + i + " reached the route while the others wait");
+                handlers.add(waiting);
+            }
+            Set<String> answers = new HashSet<>();
+            for (int i = 0; i < handlers.size(); i++) {
+                answers.add("answer " + i);
+                handlers.get(i).complete("answer " + i);
+            }
+            Set<String> received = new HashSet<>();
+            for (CompletableFuture<Response> response : responses) {
+                Response r = await(response);
+                assertEquals(200, r.status());
+                received.add(r.text());
+            }
+            assertEquals(answers, received, "each stream its own answer");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aStreamResetMidBodyLeavesTheConnectionAndItsOtherStreamsServed(Mode mode) throws Exception {
+        long before = OpenFds.all();
+        byte[] other = random(4 << 20, 5);
+        try (H2Client client = connect(mode)) {
+            CompletableFuture<Response> alongside = client.post("/echo", other);
+            H2Client.OpenStream cut = client.postPart("/stream-echo", random(64 << 10, 6));
+            assertEquals(200, cut.status().get(10, TimeUnit.SECONDS), "the echo has begun");
+            cut.reset();
+            Response echoed = alongside.get(60, TimeUnit.SECONDS);
+            assertEquals(crc(other), crc(echoed.body()), "the stream alongside, intact");
+            assertEquals(TestRoutes.HELLO, await(client.get("/")).text(), "the connection still serves");
+            assertFalse(client.closed().isDone());
+        }
+        try (H2Client another = connect(mode)) {
+            assertEquals(TestRoutes.HELLO, await(another.get("/")).text(), "the server still serves");
+        }
+        long after = OpenFds.awaitAtMost(before, OpenFds::all);
+        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+    }
+
+    /**
+     * A frame that breaks the protocol (the connection's window updated by 0, RFC 7540 6.9): GOAWAY with
+     * PROTOCOL_ERROR, and the connection ends.
+     */
+    @Test
+    void aProtocolErrorGetsGoAwayAndTheConnectionEnds() throws Exception {
+        long before = OpenFds.all();
+        try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS
+            s.getOutputStream().write(new byte[] {0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}); // WINDOW_UPDATE by 0
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            while (true) {
+                int length = in.readUnsignedShort() << 8 | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                in.readUnsignedByte(); // flags
+                in.readInt(); // stream
+                byte[] payload = in.readNBytes(length);
+                if (type == 7) { // GOAWAY: last stream, error code
+                    assertEquals(1, ByteBuffer.wrap(payload, 4, 4).getInt(), "PROTOCOL_ERROR");
+                    break;
+                }
+            }
+            UringHttpTest.assertConnectionEnds(s);
+        }
+        long after = OpenFds.awaitAtMost(before, OpenFds::all);
+        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+    }
+
+    /** RFC 7540, 3.2.1: no upgrade without exactly one HTTP2-Settings header that parses. */
+    @Test
+    void anH2cUpgradeNeedsExactlyOneValidSettingsHeader() throws Exception {
+        String valid = "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n"; // three settings, base64url
+        for (String settings : List.of("", "HTTP2-Settings: %%%\r\n", valid + valid)) {
+            assertTrue(upgrade(settings).startsWith("HTTP/1.1 200 OK"), "answered as HTTP/1.1 with " + settings);
+        }
+        String head = upgrade(valid);
+        assertTrue(head.startsWith("HTTP/1.1 101 Switching Protocols"), head);
+        assertTrue(head.toLowerCase(java.util.Locale.ROOT).contains("upgrade: h2c"), head);
+    }
+
+    private String upgrade(String settingsHeaders) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\n" + settingsHeaders + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            return UringHttpTest.readHead(s.getInputStream());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void theHttp2SettingsAndTheIdleTimeoutAreHonoured(Mode mode) throws Exception {
+        ServerBinding binding = servers.bind(mode == Mode.TLS, false,
+                "idle-timeout = 2s, http2.max-concurrent-streams = 7");
+        try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(),
+                servers.certificate.trust())) {
+            assertEquals(TestRoutes.HELLO, await(client.get("/")).text());
+            assertEquals(7, client.maxConcurrentStreams());
+            long start = System.nanoTime();
+            client.closed().get(10, TimeUnit.SECONDS);
+            long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(idle >= 1000, "closed after " + idle + " ms idle");
+        } finally {
+            binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Terminate as with Pekko HTTP's own binding (the same test runs against it): an h2c connection with prior
+     * knowledge and an h2 one over TLS get GOAWAY (NO_ERROR) and their stream in flight finishes; an h2c one that
+     * came by upgrade has HTTP/1.1's terminator, which sends no GOAWAY but lets the stream finish too. Pekko HTTP
+     * closes the prior-knowledge connection then; the others stay until the client (or the idle timeout) ends them.
+     */
+    @ParameterizedTest
+    @MethodSource("bothServersEachWay")
+    void terminateSendsGoAwayLetsTheStreamInFlightFinishAndLeavesNoFd(boolean pekkosOwn, Mode mode) throws Exception {
+        long before = OpenFds.all();
+        ServerBinding binding = servers.bind(mode == Mode.TLS, pekkosOwn);
+        try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(),
+                servers.certificate.trust())) {
+            CompletableFuture<Response> inFlight = client.get("/slow");
+            CompletableFuture<String> answer = slow.poll(10, TimeUnit.SECONDS);
+            assertNotNull(answer, "the request reached the route");
+            CompletionStage<?> terminated = binding.terminate(Duration.ofSeconds(10));
+            boolean goAwayExpected = mode != Mode.UPGRADE;
+            if (goAwayExpected) {
+                H2Client.GoAway goAway = client.goAway().get(10, TimeUnit.SECONDS);
+                assertEquals(0, goAway.errorCode(), "NO_ERROR: a graceful GOAWAY");
+                assertEquals(3, goAway.lastStreamId(), "the stream in flight is still answered");
+            }
+            assertFalse(terminated.toCompletableFuture().isDone(), "a stream is in flight");
+            answer.complete("finished");
+            assertEquals("finished", await(inFlight).text());
+            terminated.toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(goAwayExpected, client.goAway().isDone() && !client.goAway().isCompletedExceptionally());
+            if (mode == Mode.PRIOR_KNOWLEDGE) {
+                client.closed().get(10, TimeUnit.SECONDS);
+            }
+        }
+        if (!pekkosOwn) { // Pekko's own TCP opens its selector when first used, and keeps it
+            long after = OpenFds.awaitAtMost(before, OpenFds::all);
+            assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+        }
+    }
+
+    static Stream<Arguments> bothServersEachWay() {
+        return Stream.of(false, true).flatMap(pekkosOwn -> Stream.of(Mode.values())
+                .map(mode -> Arguments.of(pekkosOwn, mode)));
+    }
+
+    private H2Client connect(Mode mode) throws Exception {
+        return H2Client.connect(mode, servers.port(mode == Mode.TLS), servers.certificate.trust());
+    }
+
+    private static Response await(CompletableFuture<Response> response) throws Exception {
+        return response.get(10, TimeUnit.SECONDS);
+    }
+
+    static byte[] random(int size, long seed) {
+        byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    static long crc(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        return crc.getValue();
+    }
+}
