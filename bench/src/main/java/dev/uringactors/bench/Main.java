@@ -31,6 +31,9 @@ public final class Main {
                   ring thread (CPU 1) and of the SQ thread (CPU 0)
               pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
+              grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20]
+                  gRPC unary calls (pekko-grpc's handler, grpc-java's client, h2c) on the rings vs on Pekko's own
+                  TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -58,6 +61,8 @@ public final class Main {
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
+                case "grpc" -> GrpcBench.main(args);
+                case "grpc-server" -> GrpcServer.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);
