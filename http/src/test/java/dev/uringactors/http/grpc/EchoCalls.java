@@ -7,11 +7,15 @@ import dev.uringactors.http.grpc.echo.EchoServiceGrpc;
 import dev.uringactors.http.grpc.echo.HeldRequest;
 import dev.uringactors.http.grpc.echo.StreamRequest;
 import dev.uringactors.ring.OpenFds;
+import io.grpc.CallOptions;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.ServerBinding;
@@ -35,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a grpc-java client sees of the echo service, whichever transport serves it: unary calls, a long server
- * stream, a deadline that runs out, a call cancelled mid-stream. {@link GrpcTest} runs it once per transport.
+ * What a grpc-java client sees of the echo service, whichever transport serves it: unary calls, a method the
+ * service lacks, a long server stream, a deadline that runs out, a call cancelled mid-stream. {@link GrpcTest} runs it once per transport.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class EchoCalls {
@@ -99,6 +103,18 @@ abstract class EchoCalls {
             assertEquals("concurrent " + i, reply.getText());
             assertEquals(i, reply.getNumber());
         }
+    }
+
+    @Test
+    void aMethodTheServiceDoesNotHaveIsUnimplementedAndTheConnectionGoesOn() {
+        MethodDescriptor<EchoRequest, EchoReply> missing = EchoServiceGrpc.getEchoMethod().toBuilder()
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(EchoServiceGrpc.SERVICE_NAME, "Missing"))
+                .build();
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
+                channel, missing, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+                EchoRequest.newBuilder().setText("nobody answers").build()));
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), e.toString());
+        assertEquals("next", blocking(channel).echo(EchoRequest.newBuilder().setText("next").build()).getText());
     }
 
     @Test
