@@ -37,6 +37,9 @@ public final class Main {
               kv [--requests 500000] [--rounds 3] [--aof DIR] [--sample-jar J]
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR
+              grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20]
+                  gRPC unary calls (pekko-grpc's handler, grpc-java's client, h2c) on the rings vs on Pekko's own
+                  TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -65,6 +68,8 @@ public final class Main {
                 case "pekko-http" -> PekkoHttpBench.main(args);
                 case "kv" -> KvBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
+                case "grpc" -> GrpcBench.main(args);
+                case "grpc-server" -> GrpcServer.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);

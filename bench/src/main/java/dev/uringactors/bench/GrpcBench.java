@@ -1,0 +1,76 @@
+package dev.uringactors.bench;
+
+import dev.uringactors.bench.figures.FigureRecorder;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gRPC unary calls served on the rings against the same service on Pekko HTTP's own TCP: each server is this jar's
+ * {@code grpc-server} in its own JVM on CPU 1; grpc-java's client runs here, on CPU 0, with {@code --calls} calls
+ * in flight on one HTTP/2 connection per server. The servers run side by side and are measured alternately after
+ * a warm-up; the last line gives the medians and their ratio.
+ */
+final class GrpcBench {
+    private static final String[] TRANSPORTS = {"uring", "pekko"};
+
+    private GrpcBench() {
+    }
+
+    static void main(Args args) throws Exception {
+        int seconds = args.intValue("seconds", 6);
+        int rounds = args.intValue("rounds", 3);
+        int calls = args.intValue("calls", 64);
+        int bytes = args.intValue("bytes", 64);
+        int warmup = args.intValue("warmup", 20);
+        if (seconds < 1 || rounds < 1 || calls < 1 || bytes < 0 || warmup < 0) {
+            throw new IllegalArgumentException("--seconds, --rounds and --calls take 1 or more; --bytes and --warmup"
+                    + " 0 or more");
+        }
+        Pinning.pinThisProcess(0);
+        String jar = Path.of(GrpcBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        List<Process> started = new ArrayList<>();
+        List<ManagedChannel> channels = new ArrayList<>();
+        try {
+            for (String transport : TRANSPORTS) {
+                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-cp", jar,
+                        Main.class.getName(), "grpc-server", "--transport", transport));
+                started.add(server);
+                channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", HttpLoad.listeningPort(server),
+                        InsecureChannelCredentials.create()).build());
+            }
+            System.out.printf("grpc unary, %d calls in flight, %d-byte payloads; %d rounds of %d s%n", calls, bytes,
+                    rounds, seconds);
+            for (int i = 0; i < TRANSPORTS.length; i++) { // the JIT's warm-up, on both sides
+                UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes, Math.max(1, warmup));
+            }
+            double[][] figures = new double[TRANSPORTS.length][rounds];
+            for (int r = 0; r < rounds; r++) {
+                for (int i = 0; i < TRANSPORTS.length; i++) {
+                    figures[i][r] = UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes,
+                            seconds);
+                }
+                System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n", r + 1,
+                        figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
+            }
+            double uring = HttpLoad.median(figures[0]);
+            double pekko = HttpLoad.median(figures[1]);
+            System.out.printf(Locale.ROOT, "grpc unary c%d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
+                    calls, uring, pekko, uring / pekko);
+            FigureRecorder recorder = args.figures("grpc-unary");
+            recorder.record("uring-actors", "calls in flight", calls, "calls/s", uring);
+            recorder.record("pekko-tcp", "calls in flight", calls, "calls/s", pekko);
+        } finally {
+            for (ManagedChannel channel : channels) {
+                channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            }
+            HttpLoad.stopAll(started);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.uringactors.http.grpc;
+
+import dev.uringactors.http.UringHttp;
+import dev.uringactors.http.grpc.echo.EchoServiceHandlerFactory;
+import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.ServerBuilder;
+
+import java.util.concurrent.CompletionStage;
+
+/** The echo service served over HTTP/2 (cleartext, prior knowledge) by pekko-grpc's handler, on a transport. */
+final class EchoServer {
+    private EchoServer() {
+    }
+
+    /** What accepts the connections and runs their HTTP stacks. */
+    enum Transport {
+        /** Pekko HTTP's own: {@code Http.get(system)}. */
+        PEKKO_HTTP,
+        /** The rings: {@code UringHttp.get(system)}. */
+        RINGS;
+
+        ServerBuilder serverAt(ClassicActorSystemProvider system, String host, int port) {
+            return switch (this) {
+                case PEKKO_HTTP -> Http.get(system.classicSystem()).newServerAt(host, port);
+                case RINGS -> UringHttp.get(system).newServerAt(host, port);
+            };
+        }
+    }
+
+    /** Binds {@code service} on a free port of 127.0.0.1. */
+    static CompletionStage<ServerBinding> bind(Transport transport, ClassicActorSystemProvider system,
+                                               TestEchoService service) {
+        return transport.serverAt(system, "127.0.0.1", 0)
+                .adaptSettings(settings -> settings.withEnableHttp2(true))
+                .bind(EchoServiceHandlerFactory.create(service, system));
+    }
+}
