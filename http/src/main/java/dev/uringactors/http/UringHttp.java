@@ -1,6 +1,10 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.UringExtension;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
@@ -13,6 +17,9 @@ import org.apache.pekko.stream.SystemMaterializer;
  * connection's HTTP stack and handler run on the thread of the ring that accepted it.
  *
  * <p>HTTP/1.1 only: with {@code pekko.http.server.enable-http2} on, connections are still served as HTTP/1.1.
+ *
+ * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder is Pekko
+ * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;
@@ -31,6 +38,9 @@ public final class UringHttp {
      * no encryption (see {@link ServerBuilder#enableHttps}) and the system's materializer.
      */
     public ServerBuilder newServerAt(String host, int port) {
+        if (UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK) {
+            return Http.get(system).newServerAt(host, port);
+        }
         return new UringServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
                 SystemMaterializer.get(system).materializer());

@@ -6,12 +6,14 @@ import dev.uringactors.actors.internal.tcp.TcpManager;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.SourceShape;
+import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.stage.AbstractGraphStageWithMaterializedValue;
 import org.apache.pekko.stream.stage.AbstractOutHandler;
 import org.apache.pekko.stream.stage.AsyncCallback;
@@ -135,7 +137,9 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
 
         private UringTcp.IncomingConnection incoming(TcpProtocol.Connected c) {
             return new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(),
-                    TcpConnectionStage.accepted(c.connection(), halfClose), c.ring(), uring.dispatcherId(c.ring()));
+                    Flow.fromGraph(TcpConnectionStage.accepted(c.connection(), halfClose))
+                            .mapMaterializedValue(m -> NotUsed.getInstance()),
+                    c.ring(), uring.dispatcherId(c.ring()));
         }
 
         private void unbind() {

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.stream;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import org.apache.pekko.Done;
@@ -30,15 +31,23 @@ import java.util.concurrent.CompletionStage;
  * <p>A bind listens on every ring: by default ({@code uring.tcp.listener = shared}) every ring keeps a
  * multishot accept on one listening socket; with {@code reuse-port} each ring has its own SO_REUSEPORT socket
  * and the kernel spreads connections by hash. Either way a connection lives on the ring that accepted it.
+ *
+ * <p>Under the JDK backend ({@link UringExtension#backend()}) the same calls go to Pekko's own Streams
+ * {@code Tcp}, with {@code uring.tcp}'s no-delay and idle timeout: one listening socket, connections on Pekko's
+ * IO threads and the handler on the default dispatcher.
  */
 public final class UringTcp {
-    private UringTcp() {
+    private final ActorSystem<?> system;
+    private final UringExtension uring;
+
+    private UringTcp(ActorSystem<?> system, UringExtension uring) {
+        this.system = system;
+        this.uring = uring;
     }
 
     /** TCP as streams on a typed system's rings, which start now if they have not. */
     public static UringTcp get(ActorSystem<?> system) {
-        UringExtension.get(system);
-        return new UringTcp();
+        return new UringTcp(system, UringExtension.get(system));
     }
 
     /** As Pekko's {@code Tcp.get}: from a classic actor system, or anything that provides one. */
@@ -62,6 +71,9 @@ public final class UringTcp {
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port, int backlog,
             Iterable<Inet.SocketOption> options, boolean halfClose, Optional<Duration> idleTimeout) {
+        if (uring.backend() == Backend.JDK) {
+            return PekkoTcp.bind(system, uring, host, port, backlog, options, halfClose, idleTimeout);
+        }
         return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose,
                 TcpSocketOptions.of(options, idleTimeout)));
     }
@@ -81,6 +93,9 @@ public final class UringTcp {
      */
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
             InetSocketAddress remoteAddress, boolean halfClose) {
+        if (uring.backend() == Backend.JDK) {
+            return PekkoTcp.outgoingConnection(system, uring, remoteAddress, halfClose);
+        }
         return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
     }
 
@@ -88,24 +103,29 @@ public final class UringTcp {
      * An accepted connection: handle it with a flow, as with Pekko's {@code Tcp.IncomingConnection}. By default
      * the whole handling graph runs on the connection's ring thread (its data, the flow's stages and the socket's
      * requests need no thread hop); a handler that blocks would hold up that ring, so such a handler opts out.
+     * Under the JDK backend the connection is Pekko's and the handler runs on the default dispatcher either way.
      */
     public static final class IncomingConnection {
         private final InetSocketAddress localAddress;
         private final InetSocketAddress remoteAddress;
-        private final TcpConnectionStage stage;
+        private final Flow<ByteString, ByteString, NotUsed> flow;
         private final int ring;
+        /** The ring's dispatcher, or null where the connection is on no ring (the JDK backend). */
         private final String ringDispatcher;
 
-        IncomingConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress, TcpConnectionStage stage,
-                           int ring, String ringDispatcher) {
+        IncomingConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress,
+                           Flow<ByteString, ByteString, NotUsed> flow, int ring, String ringDispatcher) {
             this.localAddress = localAddress;
             this.remoteAddress = remoteAddress;
-            this.stage = stage;
+            this.flow = flow;
             this.ring = ring;
             this.ringDispatcher = ringDispatcher;
         }
 
-        /** The ring the connection lives on. */
+        /**
+         * The ring the connection lives on. Under the JDK backend it lives on none: then a ring index given in
+         * turn, whose {@link UringExtension#dispatcher(int)} (the default dispatcher) is as good a home as any.
+         */
         public int ring() {
             return ring;
         }
@@ -122,7 +142,7 @@ public final class UringTcp {
 
         /** The connection as a flow: bytes from the peer out, bytes to the peer in. Materialize it once. */
         public Flow<ByteString, ByteString, NotUsed> flow() {
-            return Flow.fromGraph(stage).mapMaterializedValue(m -> NotUsed.getInstance());
+            return flow;
         }
 
         /** Runs {@code handler} on this connection, on its ring's thread; returns what it materializes. */
@@ -142,7 +162,7 @@ public final class UringTcp {
         public <M> M handleWith(Flow<ByteString, ByteString, M> handler, Materializer materializer,
                                 boolean onRingThread) {
             RunnableGraph<M> graph = flow().joinMat(handler, Keep.right());
-            return (onRingThread ? graph.withAttributes(ActorAttributes.dispatcher(ringDispatcher)) : graph)
+            return (onRingThread && ringDispatcher != null ? graph.withAttributes(ActorAttributes.dispatcher(ringDispatcher)) : graph)
                     .run(materializer);
         }
     }

@@ -57,6 +57,11 @@ public final class TcpSocketOptions {
         return idleTimeout;
     }
 
+    /** The Pekko IO options, as given. */
+    public List<Inet.SocketOption> socketOptions() {
+        return options;
+    }
+
     /** Sets the options on a listening socket (its accepted sockets inherit them). */
     public void applyTo(int fd) {
         for (Inet.SocketOption o : options) {

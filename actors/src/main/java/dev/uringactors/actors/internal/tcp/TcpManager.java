@@ -1,6 +1,8 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.tcp.pekko.PekkoTcpManager;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
@@ -26,12 +28,15 @@ import java.util.List;
 /**
  * The TCP manager of a system's rings, behind {@code UringTcp.manager()}: a bind opens the listening socket(s)
  * and spawns their {@link TcpListenerGroup}; a connect spawns an outgoing {@link TcpConnection} on the next ring.
+ * Under the JDK backend, {@link PekkoTcpManager} does it over Pekko IO's Tcp instead.
  */
 public final class TcpManager implements Extension {
     private final ActorRef<ManagerCommand> manager;
 
     private TcpManager(ActorSystem<?> system) {
-        this.manager = system.systemActorOf(manager(Rings.get(system)), "uring-tcp", Props.empty());
+        Rings rings = Rings.get(system);
+        this.manager = system.systemActorOf(rings.backend() == Backend.JDK ? PekkoTcpManager.create(rings)
+                : manager(rings), "uring-tcp", Props.empty());
     }
 
     /** The TCP manager of {@code system}'s rings, started on first use. */

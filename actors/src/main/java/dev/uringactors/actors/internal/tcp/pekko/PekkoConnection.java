@@ -1,0 +1,381 @@
+package dev.uringactors.actors.internal.tcp.pekko;
+
+import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.tcp.TcpConnection;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
+import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
+import dev.uringactors.actors.tcp.TcpProtocol.Write;
+import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
+import dev.uringactors.config.UringSettings;
+import org.apache.pekko.actor.AbstractActorWithTimers;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.Terminated;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.io.Tcp;
+import org.apache.pekko.io.TcpMessage;
+import org.apache.pekko.util.ByteString;
+import scala.concurrent.duration.FiniteDuration;
+
+import java.io.EOFException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A connection under the JDK backend: Pekko IO's connection actor behind this library's
+ * {@link TcpProtocol}, translating both ways, so that a handler gets the same events in the same order as on a
+ * ring. Where the protocols differ, this actor makes up the difference: writes queue here (Pekko takes one at a
+ * time) up to {@code uring.tcp.max-write-queue}, and consecutive ones go to Pekko as one; a {@link WriteFile}
+ * goes a {@code uring.tcp.file-chunk} at a time, read through {@link UringFiles}; the peer's end of stream
+ * without keep-open sends what is queued, then closes; the register and idle timeouts of {@code uring.tcp} are
+ * kept here. Pekko's connection is always registered keeping the connection open on the peer's close, so that
+ * what is queued here still goes out.
+ */
+final class PekkoConnection extends AbstractActorWithTimers {
+    /** Pekko has written a batch: the handler's acknowledgements that it completes. */
+    private record Written(List<Event> acks) implements Tcp.Event {
+    }
+
+    /** A piece of the head {@link WriteFile} was read (or the read failed). */
+    private record FileRead(ByteString data, Throwable failure) {
+    }
+
+    private enum Timeout { REGISTER, IDLE_CHECK }
+
+    /** Who heard of the connection (the bind's or the connect's handler): it gets events until a Register. */
+    private final org.apache.pekko.actor.typed.ActorRef<Event> owner;
+    private final UringSettings.Tcp tcp;
+    /** The outgoing connection's command, or null for an accepted one. */
+    private final TcpProtocol.Connect connect;
+    /** What Pekko said of the accepted connection, or null for an outgoing one. */
+    private final Tcp.Connected accepted;
+    private final int ring;
+    private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
+    private ActorRef pekko;
+    private org.apache.pekko.actor.typed.ActorRef<Event> handler;
+    /** Bytes in memory that wait here for Pekko: writes' data and files' headers. */
+    private long queuedBytes;
+    /** A batch or file piece is with Pekko, or a file piece is being read. */
+    private boolean sending;
+    /** How much of the head WriteFile's file part has been read and handed on, while it is being sent. */
+    private long fileSent = -1;
+    private boolean keepOpenOnPeerClosed;
+    /** A CLOSE or CONFIRMED_CLOSE asked for (or the peer's close without keep-open): done once the queue is. */
+    private CloseCommand closeAfterWrites;
+    /** The peer closed and the handler did not ask to keep the connection open: it ends with PeerClosed. */
+    private boolean peerClosedEnds;
+    /** What the handler gets at the end in place of the event Pekko reports, or null. */
+    private ConnectionClosed endEvent;
+    private long lastActivity = System.nanoTime();
+
+    private PekkoConnection(org.apache.pekko.actor.typed.ActorRef<Event> owner, TcpProtocol.Connect connect,
+                            Tcp.Connected accepted, ActorRef pekko, int ring, UringSettings.Tcp tcp) {
+        this.owner = owner;
+        this.connect = connect;
+        this.accepted = accepted;
+        this.pekko = pekko;
+        this.ring = ring;
+        this.tcp = tcp;
+    }
+
+    /** A connection Pekko accepted ({@code pekko} is its connection actor), announced to {@code owner}. */
+    static Props accepted(org.apache.pekko.actor.typed.ActorRef<Event> owner, ActorRef pekko, Tcp.Connected accepted,
+                          int ring, UringSettings.Tcp tcp) {
+        return Props.create(PekkoConnection.class, () -> new PekkoConnection(owner, null, accepted, pekko, ring, tcp));
+    }
+
+    /** A connection to open, for {@code connect}. */
+    static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp) {
+        return Props.create(PekkoConnection.class,
+                () -> new PekkoConnection(connect.handler(), connect, null, null, ring, tcp));
+    }
+
+    @Override
+    public void preStart() {
+        if (connect != null) {
+            Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.connect(connect.remoteAddress(), null,
+                    PekkoOptions.of(tcp, List.of()), (FiniteDuration) null, false), getSelf());
+        } else {
+            announce(accepted);
+        }
+    }
+
+    /** Tells the owner of the connection; its handler has {@code uring.tcp.register-timeout} to register. */
+    private void announce(Tcp.Connected c) {
+        getContext().watch(pekko);
+        getTimers().startSingleTimer(Timeout.REGISTER, Timeout.REGISTER, tcp.registerTimeout());
+        owner.tell(new TcpProtocol.Connected(c.remoteAddress(), c.localAddress(), Adapter.toTyped(getSelf()), ring));
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                // from Pekko
+                .match(Tcp.Connected.class, c -> {
+                    pekko = getSender();
+                    announce(c);
+                })
+                .match(Tcp.Received.class, r -> {
+                    lastActivity = System.nanoTime();
+                    handler().tell(new TcpProtocol.Received(r.data()));
+                })
+                .match(Written.class, this::written)
+                .match(FileRead.class, this::fileRead)
+                .match(Tcp.CommandFailed.class, this::commandFailed)
+                .matchEquals(Tcp.PeerClosed$.MODULE$, p -> peerClosed())
+                .match(Tcp.ConnectionClosed.class, this::closed)
+                .match(Terminated.class, this::terminated)
+                // from the handler
+                .match(Register.class, this::register)
+                .match(WriteCommand.class, this::write)
+                .match(ReadControl.class, r -> pekko.tell(r == ReadControl.SUSPEND_READING
+                        ? TcpMessage.suspendReading() : TcpMessage.resumeReading(), getSelf()))
+                .match(CloseCommand.class, this::close)
+                .match(TcpConnection.HoldRegistration.class, this::holdRegistration)
+                .matchEquals(Timeout.REGISTER, t -> endWith(new TcpProtocol.ErrorClosed("no handler registered "
+                        + "within " + tcp.registerTimeout() + " (uring.tcp.register-timeout)")))
+                .matchEquals(Timeout.IDLE_CHECK, t -> idleCheck())
+                .build();
+    }
+
+    private org.apache.pekko.actor.typed.ActorRef<Event> handler() {
+        return handler != null ? handler : owner;
+    }
+
+    // ---- registration
+
+    private void register(Register r) {
+        if (handler != null) {
+            return;
+        }
+        getTimers().cancel(Timeout.REGISTER);
+        handler = r.handler();
+        keepOpenOnPeerClosed = r.keepOpenOnPeerClosed();
+        getContext().watch(Adapter.toClassic(handler)); // a death pact, as in Pekko IO
+        pekko.tell(TcpMessage.register(getSelf(), true, false), getSelf());
+        if (tcp.idleTimeout() != null) {
+            getTimers().startTimerWithFixedDelay(Timeout.IDLE_CHECK, Timeout.IDLE_CHECK,
+                    tcp.idleTimeout().dividedBy(2));
+        }
+        sendNext();
+    }
+
+    private void holdRegistration(TcpConnection.HoldRegistration hold) {
+        if (handler == null) {
+            if (hold.held()) {
+                getTimers().cancel(Timeout.REGISTER);
+            } else {
+                getTimers().startSingleTimer(Timeout.REGISTER, Timeout.REGISTER, tcp.registerTimeout());
+            }
+        }
+    }
+
+    // ---- writing
+
+    private void write(WriteCommand w) {
+        Exception refused = refusal(w);
+        if (refused != null) {
+            giveBackFile(w);
+            handler().tell(new CommandFailed(w, refused));
+            return;
+        }
+        if (w instanceof WriteFile file && file.count() == 0) {
+            giveBackFile(w);
+            w = new Write(file.header(), file.ack()); // only its header is left to send
+        }
+        queuedBytes += inMemory(w);
+        queue.add(w);
+        sendNext();
+    }
+
+    /** Why {@code w} cannot be taken, as a ring's connection says it; null when it can. */
+    private Exception refusal(WriteCommand w) {
+        if (closeAfterWrites != null || endEvent != null) {
+            return new IllegalStateException("the connection is closing");
+        }
+        if (w instanceof WriteFile file && (file.position() < 0 || file.count() < 0 || file.file().direct()
+                || file.file().registered())) {
+            return new IllegalArgumentException("WriteFile of " + file.count() + " bytes at " + file.position()
+                    + " of " + file.file().path() + ": the position and count must not be negative, and the file "
+                    + "not opened with O_DIRECT or REGISTERED");
+        }
+        if (!queue.isEmpty() && queuedBytes + inMemory(w) > tcp.maxWriteQueue()) {
+            return new IllegalStateException("write queue full: " + queuedBytes + " bytes wait to be sent "
+                    + "(uring.tcp.max-write-queue = " + tcp.maxWriteQueue() + "); wait for acknowledgements before "
+                    + "writing more");
+        }
+        return null;
+    }
+
+    private static long inMemory(WriteCommand w) {
+        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
+    }
+
+    /** Hands Pekko the next batch of writes, or the head file's next piece; or closes once all is sent. */
+    private void sendNext() {
+        if (sending || handler == null || endEvent != null) {
+            return;
+        }
+        if (queue.isEmpty()) {
+            if (closeAfterWrites != null) {
+                pekko.tell(closeAfterWrites == CloseCommand.CONFIRMED_CLOSE ? TcpMessage.confirmedClose()
+                        : TcpMessage.close(), getSelf());
+            }
+            return;
+        }
+        sending = true;
+        if (queue.peek() instanceof WriteFile file) {
+            fileSent = 0;
+            readPiece(file);
+            return;
+        }
+        ByteString batch = ByteString.emptyByteString();
+        List<Event> acks = new ArrayList<>();
+        while (queue.peek() instanceof Write w) {
+            queue.poll();
+            queuedBytes -= w.data().size();
+            batch = batch.concat(w.data());
+            if (w.ack() != null) {
+                acks.add(w.ack());
+            }
+        }
+        pekko.tell(TcpMessage.write(batch, new Written(acks)), getSelf());
+    }
+
+    private void readPiece(WriteFile file) {
+        int length = (int) Math.min(tcp.fileChunk(), file.count() - fileSent);
+        ActorRef self = getSelf();
+        UringFiles.get(Adapter.toTyped(getContext().getSystem())).read(file.file(), file.position() + fileSent, length)
+                .whenComplete((data, failure) -> self.tell(new FileRead(data, failure), ActorRef.noSender()));
+    }
+
+    private void fileRead(FileRead read) {
+        if (endEvent != null || !(queue.peek() instanceof WriteFile file)) {
+            sending = false; // aborted meanwhile: the piece is not wanted
+            return;
+        }
+        if (read.failure() != null || read.data().isEmpty()) {
+            Throwable cause = read.failure() != null ? read.failure() : new EOFException(file.file().path()
+                    + " ended after " + (file.position() + fileSent) + " bytes, before the " + file.count()
+                    + " bytes from " + file.position() + " that were to be sent");
+            handler().tell(new CommandFailed(file, cause));
+            endWith(new TcpProtocol.ErrorClosed(cause.toString()));
+            return;
+        }
+        ByteString piece = fileSent == 0 ? file.header().concat(read.data()) : read.data();
+        fileSent += read.data().size();
+        boolean last = fileSent == file.count();
+        pekko.tell(TcpMessage.write(piece, new Written(last && file.ack() != null ? List.of(file.ack()) : List.of())),
+                getSelf());
+    }
+
+    private void written(Written w) {
+        lastActivity = System.nanoTime();
+        sending = false;
+        if (queue.peek() instanceof WriteFile file && fileSent >= 0) {
+            if (fileSent == 0) {
+                queuedBytes -= file.header().size();
+            }
+            if (fileSent < file.count()) {
+                sending = true;
+                readPiece(file);
+                return;
+            }
+            queue.poll();
+            fileSent = -1;
+            giveBackFile(file);
+        }
+        w.acks().forEach(ack -> handler().tell(ack));
+        sendNext();
+    }
+
+    /** A WriteFile with closeAfter owns its file: it closes it once it is done with it, however it ends. */
+    private void giveBackFile(WriteCommand w) {
+        if (w instanceof WriteFile file && file.closeAfter()) {
+            UringFiles.get(Adapter.toTyped(getContext().getSystem())).close(file.file());
+        }
+    }
+
+    private void commandFailed(Tcp.CommandFailed f) {
+        if (f.cmd() instanceof Tcp.Connect) {
+            owner.tell(new CommandFailed(connect, PekkoOptions.causeOf(f)));
+            getContext().stop(getSelf());
+        } else if (f.cmd() instanceof Tcp.Write && !queue.isEmpty() && endEvent == null) {
+            Throwable cause = PekkoOptions.causeOf(f);
+            handler().tell(new CommandFailed(queue.peek(), cause));
+            endWith(new TcpProtocol.ErrorClosed(cause.getMessage()));
+        }
+    }
+
+    // ---- closing
+
+    private void close(CloseCommand c) {
+        if (c == CloseCommand.ABORT) {
+            endWith(TcpProtocol.Aborted.INSTANCE);
+        } else if (closeAfterWrites == null && endEvent == null) {
+            closeAfterWrites = c;
+            sendNext();
+        }
+    }
+
+    private void peerClosed() {
+        if (keepOpenOnPeerClosed) {
+            handler().tell(TcpProtocol.PeerClosed.INSTANCE);
+        } else if (closeAfterWrites == null) {
+            closeAfterWrites = CloseCommand.CLOSE; // as Pekko IO: send what is queued, then close
+            peerClosedEnds = true;
+            sendNext();
+        }
+    }
+
+    /** Ends the connection now (a reset): what is queued is dropped, and the handler gets {@code event}. */
+    private void endWith(ConnectionClosed event) {
+        if (endEvent == null) {
+            endEvent = event;
+            pekko.tell(TcpMessage.abort(), getSelf());
+        }
+    }
+
+    /** Pekko's connection has ended: the handler hears of it in this protocol's words, and this actor stops. */
+    private void closed(Tcp.ConnectionClosed event) {
+        ConnectionClosed ours = endEvent != null ? endEvent
+                : peerClosedEnds ? TcpProtocol.PeerClosed.INSTANCE
+                : event.isConfirmed() ? TcpProtocol.ConfirmedClosed.INSTANCE
+                : event.isAborted() ? TcpProtocol.Aborted.INSTANCE
+                : event.isErrorClosed() ? new TcpProtocol.ErrorClosed(event.getErrorCause())
+                : event.isPeerClosed() ? TcpProtocol.PeerClosed.INSTANCE
+                : TcpProtocol.Closed.INSTANCE;
+        finish(ours);
+    }
+
+    private void terminated(Terminated t) {
+        if (t.getActor().equals(pekko)) {
+            finish(endEvent != null ? endEvent : new TcpProtocol.ErrorClosed("Pekko's connection actor stopped"));
+        } else if (endEvent == null) { // the handler stopped: nobody reads or writes the connection any more
+            closeAfterWrites = CloseCommand.CLOSE;
+            queue.forEach(this::giveBackFile);
+            queue.clear();
+            pekko.tell(TcpMessage.close(), getSelf());
+        }
+    }
+
+    private void finish(ConnectionClosed event) {
+        queue.forEach(this::giveBackFile);
+        queue.clear();
+        handler().tell(event);
+        getContext().stop(getSelf());
+    }
+
+    private void idleCheck() {
+        if (System.nanoTime() - lastActivity > tcp.idleTimeout().toNanos()) {
+            endWith(new TcpProtocol.ErrorClosed("idle timeout: no data either way for " + tcp.idleTimeout()));
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.uringactors.actors.internal.tcp.pekko;
+
+import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.tcp.ListenerStats;
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.config.UringSettings;
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.Terminated;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.io.Tcp;
+import org.apache.pekko.io.TcpMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A bind under the JDK backend: Pekko IO's listener behind this library's listener protocol. It binds through
+ * Pekko's Tcp manager, tells the bind's handler {@link TcpProtocol.Bound} with itself as the listener, and makes a
+ * {@link PekkoConnection} (its child) for each connection Pekko accepts. After an unbind it stays until its
+ * connections have closed, as they are its children.
+ */
+final class PekkoListener extends AbstractActor {
+    private final Bind bind;
+    private final UringSettings.Tcp tcp;
+    private final Rings rings;
+    private final List<org.apache.pekko.actor.typed.ActorRef<Event>> unbindReplies = new ArrayList<>();
+    private ActorRef pekkoListener;
+    private long accepted;
+    private boolean unbound;
+
+    private PekkoListener(Bind bind, UringSettings.Tcp tcp, Rings rings) {
+        this.bind = bind;
+        this.tcp = tcp;
+        this.rings = rings;
+    }
+
+    static Props props(Bind bind, UringSettings.Tcp tcp, Rings rings) {
+        return Props.create(PekkoListener.class, () -> new PekkoListener(bind, tcp, rings));
+    }
+
+    @Override
+    public void preStart() {
+        int backlog = bind.backlog() > 0 ? bind.backlog() : tcp.backlog();
+        Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
+                PekkoOptions.of(tcp, bind.options().socketOptions()), bind.pullMode()), getSelf());
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(Tcp.Bound.class, b -> {
+                    pekkoListener = getSender();
+                    bind.handler().tell(new TcpProtocol.Bound(b.localAddress(), Adapter.toTyped(getSelf())));
+                })
+                .match(Tcp.CommandFailed.class, f -> {
+                    bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.causeOf(f)));
+                    getContext().stop(getSelf());
+                })
+                .match(Tcp.Connected.class, c -> {
+                    accepted++;
+                    getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
+                            rings.nextRing(), tcp)));
+                })
+                .match(TcpProtocol.ResumeAccepting.class,
+                        r -> pekkoListener.tell(TcpMessage.resumeAccepting(r.batchSize()), getSelf()))
+                .match(TcpProtocol.Unbind.class, this::unbind)
+                .matchEquals(Tcp.Unbound$.MODULE$, u -> {
+                    unbound = true;
+                    unbindReplies.forEach(r -> r.tell(TcpProtocol.Unbound.INSTANCE));
+                    unbindReplies.clear();
+                    stopWhenDone();
+                })
+                .match(TcpProtocol.GetListenerStats.class,
+                        g -> g.replyTo().tell(new ListenerStats(accepted, 0, 0, 0, 0, 0)))
+                .match(Terminated.class, t -> stopWhenDone())
+                .build();
+    }
+
+    private void unbind(TcpProtocol.Unbind u) {
+        if (unbound) {
+            u.replyTo().tell(TcpProtocol.Unbound.INSTANCE);
+            return;
+        }
+        if (unbindReplies.isEmpty()) {
+            pekkoListener.tell(TcpMessage.unbind(), getSelf());
+        }
+        unbindReplies.add(u.replyTo());
+    }
+
+    private void stopWhenDone() {
+        if (unbound && !getContext().getChildren().iterator().hasNext()) {
+            getContext().stop(getSelf());
+        }
+    }
+}

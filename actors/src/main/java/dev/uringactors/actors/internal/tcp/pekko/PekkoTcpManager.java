@@ -1,0 +1,38 @@
+package dev.uringactors.actors.internal.tcp.pekko;
+
+import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Connect;
+import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
+import dev.uringactors.config.UringSettings;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The TCP manager under the JDK backend: a bind becomes a {@link PekkoListener} over Pekko IO's Tcp, a connect a
+ * {@link PekkoConnection}; both speak this library's protocol to the handlers. Options a ring's socket would get
+ * from {@code uring.tcp} are given to Pekko's (backlog, TCP_NODELAY; the idle and register timeouts are kept by
+ * the connections). One listening socket per bind: {@code uring.tcp.listener} and {@code accept} are for rings.
+ */
+public final class PekkoTcpManager {
+    private PekkoTcpManager() {
+    }
+
+    /** The manager's behaviour for {@code rings}, which run none. */
+    public static Behavior<ManagerCommand> create(Rings rings) {
+        UringSettings.Tcp defaults = rings.settings().tcp();
+        return Behaviors.setup(ctx -> Behaviors.receive(ManagerCommand.class)
+                .onMessage(Bind.class, b -> {
+                    UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout)
+                            .orElse(defaults);
+                    Adapter.actorOf(ctx, PekkoListener.props(b, tcp, rings));
+                    return Behaviors.same();
+                })
+                .onMessage(Connect.class, c -> {
+                    Adapter.actorOf(ctx, PekkoConnection.outgoing(c, rings.nextRing(), defaults));
+                    return Behaviors.same();
+                })
+                .build());
+    }
+}
