@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -33,8 +34,9 @@ final class PekkoTcp {
                         halfClose, idleTimeout.or(() -> Optional.ofNullable(tcp.idleTimeout())))
                 .map(c -> new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(), c.flow(),
                         uring.nextRing(), null))
-                .mapMaterializedValue(bound -> bound.thenApply(b -> new UringTcp.ServerBinding(b.localAddress(),
-                        () -> b.unbind().thenApply(unit -> null), b.whenUnbound().thenApply(done -> null))));
+                .mapMaterializedValue(bound -> ringLike(bound, "bind " + host + ":" + port)
+                        .thenApply(b -> new UringTcp.ServerBinding(b.localAddress(),
+                                () -> b.unbind().thenApply(unit -> null), b.whenUnbound().thenApply(done -> null))));
     }
 
     static Flow<ByteString, ByteString, CompletionStage<UringTcp.OutgoingConnection>> outgoingConnection(
@@ -42,7 +44,18 @@ final class PekkoTcp {
         UringSettings.Tcp tcp = uring.settings().tcp();
         return Tcp.get(system).outgoingConnection(remoteAddress, Optional.empty(), PekkoOptions.of(tcp, List.of()),
                         halfClose, Optional.empty(), Optional.ofNullable(tcp.idleTimeout()))
-                .mapMaterializedValue(connected -> connected.thenApply(c ->
+                .mapMaterializedValue(connected -> ringLike(connected, "connect " + remoteAddress).thenApply(c ->
                         new UringTcp.OutgoingConnection(c.remoteAddress(), c.localAddress())));
+    }
+
+    /** {@code stage}, failing as a ring's would: with the errno of a socket error ({@link PekkoOptions}). */
+    private static <T> CompletionStage<T> ringLike(CompletionStage<T> stage, String operation) {
+        return stage.handle((value, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                throw new CompletionException(PekkoOptions.asRingWouldSay(cause, operation));
+            }
+            return value;
+        });
     }
 }

@@ -71,11 +71,12 @@ public final class UringTcp {
      */
     public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port, int backlog,
             Iterable<Inet.SocketOption> options, boolean halfClose, Optional<Duration> idleTimeout) {
+        TcpSocketOptions checked = TcpSocketOptions.of(options, idleTimeout); // the same options on both backends
         if (uring.backend() == Backend.JDK) {
-            return PekkoTcp.bind(system, uring, host, port, backlog, options, halfClose, idleTimeout);
+            return PekkoTcp.bind(system, uring, host, port, backlog, checked.socketOptions(), halfClose,
+                    idleTimeout);
         }
-        return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose,
-                TcpSocketOptions.of(options, idleTimeout)));
+        return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose, checked));
     }
 
     /**

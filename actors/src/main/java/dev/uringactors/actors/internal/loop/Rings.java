@@ -147,7 +147,7 @@ public final class Rings implements Extension {
 
     /** The next ring in turn, to spread work that has no home yet. */
     public int nextRing() {
-        return Math.floorMod(nextRing.getAndIncrement(), loops.size());
+        return Math.floorMod(nextRing.getAndIncrement(), count());
     }
 
     /** Ring {@code i}'s loop; none under the JDK backend. */

@@ -31,6 +31,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,6 +52,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("both-backends")
 class TcpProtocolTest {
     static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
@@ -73,6 +75,7 @@ class TcpProtocolTest {
     }
 
     @Test
+    @Tag("io-uring-only") // Pekko IO accepts a connection reset in the backlog like any other
     void connectionsResetInTheBacklogSpendNoPullModeCredit() throws Exception {
         TestProbe<Event> handler = probe();
         Bound bound = bind(handler, true); // pull mode, and no credit yet: connections wait in the backlog

@@ -39,8 +39,8 @@ import java.util.List;
  * what is queued here still goes out.
  */
 final class PekkoConnection extends AbstractActorWithTimers {
-    /** Pekko has written a batch: the handler's acknowledgements that it completes. */
-    private record Written(List<Event> acks) implements Tcp.Event {
+    /** Pekko has written a batch of {@code bytes} in memory: the handler's acknowledgements that it completes. */
+    private record Written(long bytes, List<Event> acks) implements Tcp.Event {
     }
 
     /** A piece of the head {@link WriteFile} was read (or the read failed). */
@@ -60,8 +60,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
     private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
     private ActorRef pekko;
     private org.apache.pekko.actor.typed.ActorRef<Event> handler;
-    /** Bytes in memory that wait here for Pekko: writes' data and files' headers. */
-    private long queuedBytes;
+    /** Bytes in memory taken and not yet written: writes' data and files' headers, queued here or with Pekko. */
+    private long pendingBytes;
     /** A batch or file piece is with Pekko, or a file piece is being read. */
     private boolean sending;
     /** How much of the head WriteFile's file part has been read and handed on, while it is being sent. */
@@ -99,7 +99,10 @@ final class PekkoConnection extends AbstractActorWithTimers {
 
     @Override
     public void preStart() {
-        if (connect != null) {
+        if (connect != null && connect.remoteAddress().isUnresolved()) { // as on a ring: no name lookup here
+            owner.tell(new CommandFailed(connect, PekkoOptions.unresolved(connect.remoteAddress())));
+            getContext().stop(getSelf());
+        } else if (connect != null) {
             Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.connect(connect.remoteAddress(), null,
                     PekkoOptions.of(tcp, List.of()), (FiniteDuration) null, false), getSelf());
         } else {
@@ -190,7 +193,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
             giveBackFile(w);
             w = new Write(file.header(), file.ack()); // only its header is left to send
         }
-        queuedBytes += inMemory(w);
+        pendingBytes += inMemory(w);
         queue.add(w);
         sendNext();
     }
@@ -206,8 +209,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
                     + " of " + file.file().path() + ": the position and count must not be negative, and the file "
                     + "not opened with O_DIRECT or REGISTERED");
         }
-        if (!queue.isEmpty() && queuedBytes + inMemory(w) > tcp.maxWriteQueue()) {
-            return new IllegalStateException("write queue full: " + queuedBytes + " bytes wait to be sent "
+        if ((sending || !queue.isEmpty()) && pendingBytes + inMemory(w) > tcp.maxWriteQueue()) {
+            return new IllegalStateException("write queue full: " + pendingBytes + " bytes wait to be sent "
                     + "(uring.tcp.max-write-queue = " + tcp.maxWriteQueue() + "); wait for acknowledgements before "
                     + "writing more");
         }
@@ -240,13 +243,12 @@ final class PekkoConnection extends AbstractActorWithTimers {
         List<Event> acks = new ArrayList<>();
         while (queue.peek() instanceof Write w) {
             queue.poll();
-            queuedBytes -= w.data().size();
             batch = batch.concat(w.data());
             if (w.ack() != null) {
                 acks.add(w.ack());
             }
         }
-        pekko.tell(TcpMessage.write(batch, new Written(acks)), getSelf());
+        pekko.tell(TcpMessage.write(batch, new Written(batch.size(), acks)), getSelf());
     }
 
     private void readPiece(WriteFile file) {
@@ -269,20 +271,19 @@ final class PekkoConnection extends AbstractActorWithTimers {
             endWith(new TcpProtocol.ErrorClosed(cause.toString()));
             return;
         }
-        ByteString piece = fileSent == 0 ? file.header().concat(read.data()) : read.data();
+        long header = fileSent == 0 ? file.header().size() : 0;
+        ByteString piece = header > 0 ? file.header().concat(read.data()) : read.data();
         fileSent += read.data().size();
         boolean last = fileSent == file.count();
-        pekko.tell(TcpMessage.write(piece, new Written(last && file.ack() != null ? List.of(file.ack()) : List.of())),
-                getSelf());
+        pekko.tell(TcpMessage.write(piece, new Written(header, last && file.ack() != null ? List.of(file.ack())
+                : List.of())), getSelf());
     }
 
     private void written(Written w) {
         lastActivity = System.nanoTime();
         sending = false;
+        pendingBytes -= w.bytes();
         if (queue.peek() instanceof WriteFile file && fileSent >= 0) {
-            if (fileSent == 0) {
-                queuedBytes -= file.header().size();
-            }
             if (fileSent < file.count()) {
                 sending = true;
                 readPiece(file);
@@ -305,10 +306,10 @@ final class PekkoConnection extends AbstractActorWithTimers {
 
     private void commandFailed(Tcp.CommandFailed f) {
         if (f.cmd() instanceof Tcp.Connect) {
-            owner.tell(new CommandFailed(connect, PekkoOptions.causeOf(f)));
+            owner.tell(new CommandFailed(connect, PekkoOptions.causeOf(f, "connect " + connect.remoteAddress())));
             getContext().stop(getSelf());
         } else if (f.cmd() instanceof Tcp.Write && !queue.isEmpty() && endEvent == null) {
-            Throwable cause = PekkoOptions.causeOf(f);
+            Throwable cause = PekkoOptions.causeOf(f, "send");
             handler().tell(new CommandFailed(queue.peek(), cause));
             endWith(new TcpProtocol.ErrorClosed(cause.getMessage()));
         }
@@ -318,7 +319,10 @@ final class PekkoConnection extends AbstractActorWithTimers {
 
     private void close(CloseCommand c) {
         if (c == CloseCommand.ABORT) {
-            endWith(TcpProtocol.Aborted.INSTANCE);
+            if (endEvent == null) {
+                endEvent = TcpProtocol.Aborted.INSTANCE;
+                pekko.tell(TcpMessage.abort(), getSelf()); // a reset: what is queued is dropped
+            }
         } else if (closeAfterWrites == null && endEvent == null) {
             closeAfterWrites = c;
             sendNext();
@@ -335,11 +339,16 @@ final class PekkoConnection extends AbstractActorWithTimers {
         }
     }
 
-    /** Ends the connection now (a reset): what is queued is dropped, and the handler gets {@code event}. */
+    /**
+     * Ends the connection now, as a ring's connection does on a failure or timeout: what is queued here is
+     * dropped, the socket is closed, and the handler gets {@code event}.
+     */
     private void endWith(ConnectionClosed event) {
         if (endEvent == null) {
             endEvent = event;
-            pekko.tell(TcpMessage.abort(), getSelf());
+            queue.forEach(this::giveBackFile);
+            queue.clear();
+            pekko.tell(TcpMessage.close(), getSelf());
         }
     }
 
@@ -349,7 +358,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
                 : peerClosedEnds ? TcpProtocol.PeerClosed.INSTANCE
                 : event.isConfirmed() ? TcpProtocol.ConfirmedClosed.INSTANCE
                 : event.isAborted() ? TcpProtocol.Aborted.INSTANCE
-                : event.isErrorClosed() ? new TcpProtocol.ErrorClosed(event.getErrorCause())
+                : event.isErrorClosed() ? new TcpProtocol.ErrorClosed(PekkoOptions.closedCause(event.getErrorCause()))
                 : event.isPeerClosed() ? TcpProtocol.PeerClosed.INSTANCE
                 : TcpProtocol.Closed.INSTANCE;
         finish(ours);

@@ -44,6 +44,11 @@ final class PekkoListener extends AbstractActor {
 
     @Override
     public void preStart() {
+        if (bind.localAddress().isUnresolved()) { // as on a ring: no name lookup here
+            bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.unresolved(bind.localAddress())));
+            getContext().stop(getSelf());
+            return;
+        }
         int backlog = bind.backlog() > 0 ? bind.backlog() : tcp.backlog();
         Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
                 PekkoOptions.of(tcp, bind.options().socketOptions()), bind.pullMode()), getSelf());
@@ -57,7 +62,7 @@ final class PekkoListener extends AbstractActor {
                     bind.handler().tell(new TcpProtocol.Bound(b.localAddress(), Adapter.toTyped(getSelf())));
                 })
                 .match(Tcp.CommandFailed.class, f -> {
-                    bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.causeOf(f)));
+                    bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.causeOf(f, "bind " + bind.localAddress())));
                     getContext().stop(getSelf());
                 })
                 .match(Tcp.Connected.class, c -> {
