@@ -3,8 +3,6 @@ package dev.uringactors.ring;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -30,35 +28,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * without a stat once their jar is open, as the jars of everything the thread ran before are.
  */
 public final class StatCallsForbidden {
-    private static final long SYS_PRCTL = 157;
-    private static final long PR_SET_SECCOMP = 22;
-    private static final long PR_SET_NO_NEW_PRIVS = 38;
-    private static final long SECCOMP_MODE_FILTER = 2;
-    private static final int AUDIT_ARCH_X86_64 = 0xc000003e;
-    private static final int SECCOMP_RET_ALLOW = 0x7fff0000;
-    private static final int SECCOMP_RET_ERRNO = 0x00050000;
     /** x86_64 numbers: stat, fstat, lstat, access, newfstatat, faccessat, statx, faccessat2. */
     private static final int[] FORBIDDEN = {4, 5, 6, 21, 262, 269, 332, 439};
-    private static final short LD_W_ABS = 0x20;
-    private static final short JEQ_K = 0x15;
-    private static final short RET_K = 0x06;
 
     private StatCallsForbidden() {
     }
 
     /** Installs the filter on the calling thread; the test is skipped where seccomp filters cannot be had. */
     public static void onThisThread() {
-        assumeTrue(System.getProperty("os.arch").equals("amd64"), "the filter names x86_64 system calls");
         loadClassesOfDirectories();
-        try (NativeBuffer filter = program(); NativeBuffer fprog = NativeBuffer.allocate(16)) {
-            fprog.putLong(0, filter.size() / 8); // unsigned short len, then the pointer at 8
-            fprog.putLong(8, filter.address());
-            // prctl checks that the arguments it does not take are 0: pass all five.
-            assumeTrue(LibC.syscall(SYS_PRCTL, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) == 0,
-                    "no_new_privs refused: " + Errno.name(LibC.negErrno()));
-            assumeTrue(LibC.syscall(SYS_PRCTL, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog.address(), 0, 0, 0) == 0,
-                    "seccomp filter refused: " + Errno.name(LibC.negErrno()));
-        }
+        String refused = SeccompFilter.refuseOnThisThread(Errno.EPERM, FORBIDDEN);
+        assumeTrue(refused == null, refused);
         try (NativeBuffer root = NativeBuffer.ofString("/")) {
             int res = LibC.statx(OpFlags.AT_FDCWD, root.address(), 0, OpFlags.STATX_BASIC_STATS, new byte[256]);
             if (res != -1 || LibC.negErrno() != -Errno.EPERM) {
@@ -113,28 +93,5 @@ public final class StatCallsForbidden {
         } catch (ClassNotFoundException | LinkageError e) {
             // a class that cannot load at all cannot be needed by the thread either
         }
-    }
-
-    /** Allow another architecture's calls; on x86_64 fail the forbidden ones with EPERM and allow the rest. */
-    private static NativeBuffer program() {
-        int count = 5 + FORBIDDEN.length;
-        int allow = count - 2;
-        NativeBuffer buffer = NativeBuffer.allocate(8L * count);
-        ByteBuffer code = buffer.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        put(code, LD_W_ABS, 0, 0, 4); // seccomp_data.arch
-        put(code, JEQ_K, 0, allow - 2, AUDIT_ARCH_X86_64);
-        put(code, LD_W_ABS, 0, 0, 0); // seccomp_data.nr
-        for (int nr : FORBIDDEN) {
-            int at = code.position() / 8;
-            put(code, JEQ_K, count - 1 - (at + 1), 0, nr);
-        }
-        put(code, RET_K, 0, 0, SECCOMP_RET_ALLOW);
-        put(code, RET_K, 0, 0, SECCOMP_RET_ERRNO | Errno.EPERM);
-        return buffer;
-    }
-
-    /** One {@code struct sock_filter}: code, jump if true, jump if false (relative to the next), constant. */
-    private static void put(ByteBuffer code, short op, int jumpTrue, int jumpFalse, int k) {
-        code.putShort(op).put((byte) jumpTrue).put((byte) jumpFalse).putInt(k);
     }
 }
