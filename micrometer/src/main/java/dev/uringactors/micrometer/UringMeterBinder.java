@@ -30,7 +30,9 @@ import java.util.function.ToLongFunction;
  * {@code uring.tcp.connections}). A scrape asks each ring once for all its meters (one snapshot per second at
  * most). With SQPOLL, per SQ thread (tagged {@code group}) the gauges {@code uring.sqpoll.cpu.share},
  * {@code .work.share} and {@code .wakeups.per.second}, from {@link UringExtension#sqPollStats()} (each thread
- * samples itself once a second).
+ * samples itself once a second). The gauge {@code uring.backend}, always 1, says by its tag {@code backend}
+ * ({@code io-uring} or {@code jdk}) which backend runs; under the JDK backend it is the only meter, there being no
+ * ring to count.
  */
 public final class UringMeterBinder implements MeterBinder {
     private final UringExtension uring;
@@ -47,6 +49,9 @@ public final class UringMeterBinder implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
+        Gauge.builder("uring.backend", uring, u -> 1)
+                .description("which backend runs (tag backend: io-uring or jdk), chosen by uring.backend at start")
+                .tags(Tags.of("backend", uring.backend().settingValue())).register(registry);
         for (int ring = 0; ring < snapshots.rings(); ring++) {
             Tags tags = Tags.of("ring", String.valueOf(ring));
             for (RingFigure figure : RingFigure.ALL) {

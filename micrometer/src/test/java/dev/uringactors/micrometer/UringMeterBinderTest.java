@@ -71,7 +71,23 @@ class UringMeterBinderTest {
                     assertEquals(figure.description(), meter.getId().getDescription());
                 }
             }
-            assertEquals(2 * RingFigure.ALL.size(), registry.getMeters().size(), "no meter besides the figures");
+            assertEquals(1.0, registry.get("uring.backend").tag("backend", "io-uring").gauge().value());
+            assertEquals(2 * RingFigure.ALL.size() + 1, registry.getMeters().size(),
+                    "no meter besides the figures and the backend");
+        } finally {
+            kit.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void underTheJdkBackendTheOnlyMeterSaysSo() {
+        ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("uring { backend = jdk, rings = 2 }")
+                .withFallback(ConfigFactory.load()));
+        try {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new UringMeterBinder(UringExtension.get(kit.system())).bindTo(registry);
+            assertEquals(1.0, registry.get("uring.backend").tag("backend", "jdk").gauge().value());
+            assertEquals(1, registry.getMeters().size(), "no ring to count: " + registry.getMeters());
         } finally {
             kit.shutdownTestKit();
         }

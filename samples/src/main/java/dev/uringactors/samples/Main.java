@@ -3,6 +3,8 @@ package dev.uringactors.samples;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BackendChoice;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.config.UringSettings;
@@ -25,8 +27,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line
@@ -35,7 +37,8 @@ import java.util.function.Consumer;
 public final class Main {
     private static final String USAGE = """
             usage: java -jar samples/target/uring-samples.jar <sample> [args]
-              probe                    what this kernel's io_uring supports (exit 1 if it has none)
+              probe                    what this kernel's io_uring supports (exit 1 if it has none), and which
+                                       backend uring.backend = auto would choose with the settings, and why
               copy SOURCE TARGET       copy a regular file through one ring, checked by SHA-256; the target
                                        takes the copy only once it matches (holes of a sparse file are filled).
                                        It replaces only a regular file (through a symbolic link: the file it
@@ -48,7 +51,9 @@ public final class Main {
                                        a Pekko HTTP route set (hello at /, JSON echo at /echo, the files
                                        directly in DIR at /files/NAME) on the rings, or on Pekko's own TCP
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
-            With --stats 5s a server prints each ring's counters every 5 s.
+            With --stats 5s a server prints each ring's counters every 5 s. With --backend auto|io-uring|jdk a
+            server runs on that backend (uring.backend): auto takes io_uring where the kernel allows it, else the
+            JDK's I/O with one warning that says why; io-uring fails at once where it cannot run.
             """;
     /** How long a server may take to bind before its start counts as failed. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
@@ -103,6 +108,9 @@ public final class Main {
     private static int probe() {
         Probe probe = Probe.run();
         System.out.print(probe.report());
+        BackendChoice auto = BackendChoice.probe(UringSettings.load());
+        System.out.println("uring.backend = auto would run: " + auto.backend().settingValue() + " (" + auto.reason()
+                + ")");
         return probe.available() ? 0 : 1;
     }
 
@@ -113,14 +121,16 @@ public final class Main {
      * is halted, with the stacks of the ring threads in the log.
      */
     private static int serve(String title, String[] args, int defaultPort, ServerFactory factory,
-                             BiFunction<UringSettings, Integer, String> details, Consumer<ActorSystem<?>> started) {
+                             Function<UringExtension, String> details, Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
         Duration statsEvery = statsInterval(option(args, "--stats", null));
-        Config config = ConfigFactory.load();
+        Config config = withBackend(option(args, "--backend", null), ConfigFactory.load());
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
-        try (Ring ring = Ring.open(settings.ringOptions(0))) {
-            // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
+        if (settings.backend() == UringSettings.BackendMode.IO_URING) {
+            try (Ring ring = Ring.open(settings.ringOptions(0))) {
+                // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
+            }
         }
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound),
@@ -130,7 +140,7 @@ public final class Main {
         try {
             InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             System.out.printf("%s listening on %s:%d %s%n", title, listening.getAddress().getHostAddress(),
-                    listening.getPort(), details.apply(settings, UringExtension.get(system).ringCount()));
+                    listening.getPort(), details.apply(UringExtension.get(system)));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -149,14 +159,28 @@ public final class Main {
         return 0;
     }
 
-    /** What the echo and http servers say of themselves once they listen. */
-    private static String ringsAndWait(UringSettings settings, int rings) {
-        return "(" + rings(rings) + ", wait strategy " + settings.waitStrategy().name().toLowerCase(Locale.ROOT)
-                + "); Ctrl-C stops it";
+    /** {@code config} with {@code uring.backend} as {@code --backend} gives it (null: as it is). */
+    private static Config withBackend(String backend, Config config) {
+        if (backend == null) {
+            return config;
+        }
+        if (!backend.equals("auto") && !backend.equals("io-uring") && !backend.equals("jdk")) {
+            throw new UsageException("--backend " + backend + ": auto, io-uring or jdk");
+        }
+        return ConfigFactory.parseString("uring.backend = " + backend).withFallback(config);
     }
 
-    private static String rings(int rings) {
-        return rings + " ring" + (rings == 1 ? "" : "s");
+    /** What the echo and http servers say of themselves once they listen. */
+    private static String ringsAndWait(UringExtension uring) {
+        return "(" + rings(uring) + (uring.backend() == Backend.JDK ? "" : ", wait strategy "
+                + uring.settings().waitStrategy().name().toLowerCase(Locale.ROOT)) + "); Ctrl-C stops it";
+    }
+
+    /** The rings, or that there are none: the JDK backend runs. */
+    private static String rings(UringExtension uring) {
+        int rings = uring.ringCount();
+        return uring.backend() == Backend.JDK ? "JDK backend, no ring"
+                : rings + " ring" + (rings == 1 ? "" : "s");
     }
 
     /** The static file server: its root must be a directory, checked before anything starts. */
@@ -170,7 +194,7 @@ public final class Main {
             throw new UsageException("--root " + rootOption + ": not a directory");
         }
         return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
-                (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
+                uring -> "(root " + root + ", " + rings(uring) + ")", started);
     }
 
     /** The Pekko HTTP routes on the transport named; {@code --root}, if given, must be a directory. */
@@ -191,7 +215,9 @@ public final class Main {
         }
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
-                files), (settings, rings) -> "(transport " + transportOption + ")", started);
+                files), uring -> "(transport " + transportOption + (uring.backend() == Backend.JDK
+                        && transport == PekkoHttpServer.Transport.URING ? ", JDK backend: Pekko HTTP's own" : "")
+                + ")", started);
     }
 
     private static Duration statsInterval(String value) {
@@ -211,7 +237,7 @@ public final class Main {
 
     /** Prints a {@link StatsLine} every {@code every}, from the system's scheduler, until the system stops. */
     private static void printStats(ActorSystem<?> system, Duration every) {
-        StatsLine lines = new StatsLine();
+        StatsLine lines = new StatsLine(UringExtension.get(system).backend());
         UringExtension uring = UringExtension.get(system);
         system.scheduler().scheduleAtFixedRate(every, every, () -> {
             uring.stats().thenAccept(stats -> System.out.println(lines.next(stats, System.nanoTime())));

@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.SqPollStats;
 
@@ -12,16 +13,27 @@ import java.util.Map;
  * The line a server prints every {@code --stats} interval: per ring, what it did per second since the last
  * line (completions, SQEs per enter, wake-ups from other threads) and what it holds now (requests in flight,
  * requests waiting for room in the SQ, TCP connections), with CQ overflows since the start, which should stay 0.
+ * Under the JDK backend it says which backend runs instead.
  */
 final class StatsLine {
     private final Map<Integer, RingLoopStats> last = new HashMap<>();
+    private final Backend backend;
     private long lastNanos;
+
+    /** Lines for a server on {@code backend}: under the JDK's, there are no ring counters to show, and it says so. */
+    StatsLine(Backend backend) {
+        this.backend = backend;
+    }
 
     /** The line for {@code now}; the first one has no rates yet. Called from whichever thread has the stats. */
     synchronized String next(List<RingLoopStats> now, long nanos) {
         double seconds = lastNanos == 0 ? Double.NaN : (nanos - lastNanos) / 1e9;
         lastNanos = nanos;
         StringBuilder line = new StringBuilder("stats");
+        if (backend == Backend.JDK) {
+            return line.append(" backend jdk: no ring counters (Pekko's Tcp and JDK file channels do the I/O)")
+                    .toString();
+        }
         for (RingLoopStats ring : now) {
             RingLoopStats before = last.put(ring.ring(), ring);
             long completions = ring.ringStats().completions() - (before == null ? 0 : before.ringStats().completions());
