@@ -95,8 +95,15 @@ public final class Errno {
         return name != null ? name : "errno " + e;
     }
 
-    /** The C library's text for an errno, e.g. "Operation not supported". */
+    /**
+     * The C library's text for an errno, e.g. "Operation not supported"; its name where the native calls cannot
+     * be made (the JDK backend runs then, and its failures are still described).
+     */
     public static String describe(int errno) {
-        return LibC.strerror(Math.abs(errno));
+        try {
+            return LibC.strerror(Math.abs(errno));
+        } catch (LinkageError e) {
+            return name(errno);
+        }
     }
 }

@@ -6,6 +6,7 @@ import dev.uringactors.ring.StatCallsForbidden;
 import dev.uringactors.samples.HttpExchange.Response;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * asks the ring. Its ring threads are forbidden to stat a file ({@link StatCallsForbidden}), and it still answers
  * every kind of request as before.
  */
+@Tag("io-uring-only") // the ring threads under a seccomp filter; the JDK backend has none
 @ExtendWith(RequiresIoUring.class)
 class FileServerRingThreadTest {
     @TempDir

@@ -29,6 +29,11 @@ import java.util.function.Function;
  * result or fails with the typed error. A file's requests go to the ring it was opened on. The stages complete on
  * that ring's thread, so a callback attached with {@code thenApply} or {@code whenComplete} runs there, with no
  * thread hop: keep it short, or attach it with an {@code ...Async} method and an executor of your own.
+ *
+ * <p>On the JDK backend ({@code uring.backend}) the same calls go to JDK file channels on the dispatcher
+ * {@code uring.jdk.file-dispatcher}, whose threads complete the stages, with the same results and errors. What
+ * differs: handles carry no descriptor ({@link FileHandle#NO_DESCRIPTOR}), so the stat of an open file is the
+ * stat of its path; {@link UringOpenOption#REGISTERED} is ignored (logged once); a batch's reads run in turn.
  */
 public final class UringFiles {
     /** Runs a callback on the thread that completes the future: the ring's, for an answer. */

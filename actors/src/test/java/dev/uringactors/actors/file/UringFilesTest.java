@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The CompletionStage facade: its stages complete on the file's ring thread, with no hop to another thread. */
+@Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
 class UringFilesTest {
     @TempDir

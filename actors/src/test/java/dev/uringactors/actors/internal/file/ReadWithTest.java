@@ -7,6 +7,7 @@ import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Reads lent to a reader instead of copied: the reader sees exactly the bytes read, and nothing it does leaks. */
+@Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
 class ReadWithTest {
     private static final int SIZE = 300_000;

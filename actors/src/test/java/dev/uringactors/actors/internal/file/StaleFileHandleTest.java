@@ -7,6 +7,7 @@ import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * A handle whose file was closed reaches no file, even once a later open has been given the same fd number: each
  * request fails with ClosedChannelException, and a second close closes nothing.
  */
+@Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
 class StaleFileHandleTest {
     @TempDir
