@@ -78,13 +78,6 @@ record PekkoTransportServerBuilder(ClassicActorSystemProvider system, ServerBuil
     }
 
     @Override
-    public CompletionStage<ServerBinding> bindSync(Function<HttpRequest, HttpResponse> handler) {
-        Function<HttpRequest, CompletionStage<HttpResponse>> async =
-                request -> CompletableFuture.completedFuture(handler.apply(request));
-        return bind(async);
-    }
-
-    @Override
     public CompletionStage<ServerBinding> bindFlow(Flow<HttpRequest, HttpResponse, ?> handler) {
         return refusalOr(() -> pekko.bindFlow(routes.place(handler)));
     }

@@ -1,5 +1,6 @@
 package dev.uringactors.http;
 
+import dev.uringactors.http.internal.HandlerCall;
 import dev.uringactors.http.internal.RingHttpServer;
 import dev.uringactors.http.internal.RouteDispatcher;
 import dev.uringactors.http.internal.ServerStack;
@@ -78,7 +79,7 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
     @Override
     public CompletionStage<ServerBinding> bind(Function<HttpRequest, CompletionStage<HttpResponse>> handler) {
         if (settings.enableHttp2()) {
-            return server().bindHttp2(request -> respond(handler, request), materializer);
+            return server().bindHttp2(request -> scala(HandlerCall.call(handler, request)), materializer);
         }
         return bindHttp1(Flow.of(HttpRequest.class).mapAsync(settings.getPipeliningLimit(), handler::apply));
     }
@@ -86,14 +87,6 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
     @Override
     public CompletionStage<ServerBinding> bind(HandlerProvider provider) {
         return bind(provider.handler(system));
-    }
-
-    /** As Pekko HTTP's: {@link #bind(Function)} with the answer already there. */
-    @Override
-    public CompletionStage<ServerBinding> bindSync(Function<HttpRequest, HttpResponse> handler) {
-        Function<HttpRequest, CompletionStage<HttpResponse>> async =
-                request -> CompletableFuture.completedFuture(handler.apply(request));
-        return bind(async);
     }
 
     /** HTTP/1.1 only; with {@code enable-http2} on it says so in a warning, as Pekko HTTP's does. */
@@ -125,17 +118,10 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
         }
     }
 
-    /** The handler's answer; a handler that throws gives a failed answer, as a failed future would. */
     @SuppressWarnings("unchecked") // Pekko HTTP's Java model types are its Scala model types
-    private static CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse> respond(
-            Function<HttpRequest, CompletionStage<HttpResponse>> handler,
-            org.apache.pekko.http.scaladsl.model.HttpRequest request) {
-        try {
-            return (CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse>) (CompletionStage<?>)
-                    handler.apply(request);
-        } catch (Exception e) {
-            return CompletableFuture.failedStage(e);
-        }
+    private static CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse> scala(
+            CompletionStage<HttpResponse> answer) {
+        return (CompletionStage<org.apache.pekko.http.scaladsl.model.HttpResponse>) (CompletionStage<?>) answer;
     }
 
     private RingHttpServer server() {

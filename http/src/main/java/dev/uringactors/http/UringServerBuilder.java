@@ -2,10 +2,16 @@ package dev.uringactors.http;
 
 import org.apache.pekko.event.LoggingAdapter;
 import org.apache.pekko.http.javadsl.HttpsConnectionContext;
+import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.ServerBuilder;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.stream.Materializer;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Pekko HTTP's {@link ServerBuilder}, binding on the rings, with what only the rings need: where the routes run.
@@ -26,6 +32,17 @@ public interface UringServerBuilder extends ServerBuilder {
      * ring: this does not apply to them.)
      */
     UringServerBuilder withRouteDispatcher(String dispatcherId);
+
+    /**
+     * As Pekko HTTP's: {@link #bind(Function)} with the answer already there, so that with {@code enable-http2} on it
+     * serves HTTP/2 as {@code bind} does.
+     */
+    @Override
+    default CompletionStage<ServerBinding> bindSync(Function<HttpRequest, HttpResponse> handler) {
+        Function<HttpRequest, CompletionStage<HttpResponse>> async =
+                request -> CompletableFuture.completedFuture(handler.apply(request));
+        return bind(async);
+    }
 
     /** As {@link ServerBuilder#onInterface}. */
     @Override

@@ -63,16 +63,7 @@ public record RouteDispatcher(String id, String origin) {
             return route;
         }
         Executor dispatcher = system.dispatchers().lookup(id);
-        return request -> CompletableFuture.supplyAsync(() -> call(route, request), dispatcher)
+        return request -> CompletableFuture.supplyAsync(() -> HandlerCall.call(route, request), dispatcher)
                 .thenCompose(answer -> answer);
-    }
-
-    private static CompletionStage<HttpResponse> call(Function<HttpRequest, CompletionStage<HttpResponse>> route,
-                                                      HttpRequest request) {
-        try {
-            return route.apply(request);
-        } catch (Exception e) { // Pekko's Function may throw what Java calls checked: the request fails with it
-            return CompletableFuture.failedStage(e);
-        }
     }
 }
