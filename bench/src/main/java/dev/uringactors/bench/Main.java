@@ -31,6 +31,8 @@ public final class Main {
                   ring thread (CPU 1) and of the SQ thread (CPU 0)
               pekko-http [--seconds 6] [--rounds 3] [--sample-jar J]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk)
+              pekko-http-post [--requests 300] [--kib 1024] [--sample-jar J]
+                  the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -57,6 +59,7 @@ public final class Main {
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
+                case "pekko-http-post" -> PekkoHttpPostBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
