@@ -34,6 +34,8 @@ public final class Main {
                   [--backend io-uring|jdk]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk;
                   h2c: h2load, apt-get install nghttp2-client)
+              pekko-http-post [--requests 300] [--kib 1024] [--sample-jar J]
+                  the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads
               kv [--requests 500000] [--rounds 3] [--aof DIR] [--sample-jar J]
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR
@@ -66,6 +68,7 @@ public final class Main {
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
+                case "pekko-http-post" -> PekkoHttpPostBench.main(args);
                 case "kv" -> KvBench.main(args);
                 case "sqpoll" -> SqPollBench.main(args);
                 case "grpc" -> GrpcBench.main(args);

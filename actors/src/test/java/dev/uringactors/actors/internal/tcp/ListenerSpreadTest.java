@@ -60,6 +60,28 @@ class ListenerSpreadTest {
     }
 
     @Test
+    void aSharedListenerDealsNewConnectionsToTheRingThatLostItsOwn() throws Exception {
+        burst("shared");
+        for (Socket client : clients) {
+            if (ringOfClient.get(client.getLocalPort()) == 1) {
+                client.close();
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (TestRings.stats(kit.system(), 1).tcp().openConnections() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, TestRings.stats(kit.system(), 1).tcp().openConnections(), "ring 1's connections closed");
+        ringOfClient.clear();
+        for (int i = 0; i < BURST / 4; i++) { // fewer than ring 0 holds: all of them belong on ring 1
+            clients.add(connect());
+        }
+        awaitAccepted(BURST / 4);
+        assertTrue(ringOfClient.values().stream().allMatch(r -> r == 1),
+                "each new connection went to the ring with the fewest: " + ringOfClient.values());
+    }
+
+    @Test
     void reusePortSocketsSpreadABurstByTheKernelsHash() throws Exception {
         int[] perRing = burst("reuse-port");
         System.out.println("listener = reuse-port, " + BURST + " connections on " + RINGS + " rings: "
