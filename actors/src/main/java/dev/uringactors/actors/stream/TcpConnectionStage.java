@@ -40,7 +40,7 @@ import java.util.concurrent.CompletionStage;
  */
 final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<FlowShape<ByteString, ByteString>,
         CompletionStage<UringTcp.OutgoingConnection>> {
-    private static final int MAX_UNACKNOWLEDGED = 4;
+    private static final int MAX_UNACKNOWLEDGED = 16;
     private static final int MAX_BUFFERED = 16;
 
     private final Inlet<ByteString> in = Inlet.create("UringTcp.in");

@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
 import java.io.EOFException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.function.Consumer;
 
 /**
  * The write side of one connection, kept apart as Pekko IO keeps its pending write: the writes taken and not yet
@@ -111,25 +113,22 @@ final class PendingWrites {
     }
 
     /**
-     * The piece in flight sent {@code bytes}: the head write goes on with its next piece, or, all sent, leaves the
-     * queue (its file given back) and the next write starts. Returns the write completed, or null.
+     * The piece in flight sent {@code bytes}: the writes it finished leave the queue in order (their files given
+     * back), each handed to {@code written}; the next piece, of the write it stopped in or of the next, goes out.
      */
-    WriteCommand sent(int bytes) {
+    void sent(int bytes, Consumer<WriteCommand> written) {
         inFlight = null;
         headSent += bytes;
-        WriteCommand head = queue.peek();
-        if (headSent < head.byteCount()) {
-            sendNextPiece();
-            return null;
+        while (!queue.isEmpty() && headSent >= queue.peek().byteCount()) {
+            WriteCommand head = queue.poll();
+            headSent -= head.byteCount();
+            bytesInMemory -= inMemory(head);
+            giveBackFile(head);
+            written.accept(head);
         }
-        queue.poll();
-        headSent = 0;
-        bytesInMemory -= inMemory(head);
-        giveBackFile(head);
         if (!queue.isEmpty()) {
             sendNextPiece();
         }
-        return head;
     }
 
     /** The head WriteFile's file could not give the bytes promised: why, for its CommandFailed. */
@@ -205,14 +204,29 @@ final class PendingWrites {
 
     private void sendNextPiece() {
         WriteCommand head = queue.peek();
-        inFlight = head instanceof WriteFile file ? nextFilePiece(file) : sendPiece(((Write) head).data(), headSent);
+        inFlight = head instanceof WriteFile file ? nextFilePiece(file) : nextWritePiece(((Write) head).data());
         loop.issuer().issue(inFlight);
     }
 
-    private TcpOps.Send sendPiece(ByteString data, long from) {
+    /**
+     * The rest of the head write, or its next piece; with room left in the piece, the whole writes queued behind
+     * it too, as Pekko IO coalesces them: a stream of small writes (HTTP/2's frames, say) goes out in one send per
+     * turn instead of one send a turn each.
+     */
+    private TcpOps.Send nextWritePiece(ByteString head) {
         int max = loop.issuer().maxIoSize();
-        ByteString piece = from == 0 && data.size() <= max
-                ? data : data.slice((int) from, (int) Math.min(data.size(), from + max));
+        ByteString piece = head.size() - headSent <= max ? head.drop((int) headSent)
+                : head.slice((int) headSent, (int) headSent + max);
+        Iterator<WriteCommand> behind = queue.iterator();
+        behind.next(); // the head
+        while (piece.size() < max && behind.hasNext() && behind.next() instanceof Write next
+                && piece.size() + next.data().size() <= max) {
+            piece = piece.concat(next.data());
+        }
+        return send(piece);
+    }
+
+    private TcpOps.Send send(ByteString piece) {
         boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
         return new TcpOps.Send(fd, piece, zeroCopy, connection);
     }
@@ -228,7 +242,8 @@ final class PendingWrites {
         long position = file.position() + fileSent;
         boolean splice = tcp.spliceThreshold() >= 0 && length >= tcp.spliceThreshold();
         if (splice && headSent < headerSize) {
-            return sendPiece(file.header(), headSent);
+            int max = loop.issuer().maxIoSize();
+            return send(file.header().slice((int) headSent, (int) Math.min(headerSize, headSent + max)));
         }
         if (splice && pipe == null) {
             pipe = openPipe();

@@ -472,10 +472,11 @@ public final class TcpConnection {
             return fail(res);
         }
         lastActivity = System.nanoTime();
-        WriteCommand written = writes.sent(res);
-        if (written != null && written.ack() != null) {
-            handler().tell(written.ack());
-        }
+        writes.sent(res, written -> {
+            if (written.ack() != null) {
+                handler().tell(written.ack());
+            }
+        });
         boolean closingAfterWrites = phase == Phase.CLOSING_AFTER_WRITES || phase == Phase.SHUTTING_DOWN_AFTER_WRITES;
         return closingAfterWrites && writes.allSent() ? writesDone() : Behaviors.same();
     }
