@@ -11,6 +11,7 @@ import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
@@ -47,6 +48,12 @@ public final class Main {
               pekko-http [--port P] [--host H] [--transport uring|pekko] [--root DIR]
                                        a Pekko HTTP route set (hello at /, JSON echo at /echo, the files
                                        directly in DIR at /files/NAME) on the rings, or on Pekko's own TCP
+              kv [--port P] [--host H] [--aof DIR [--fsync always|everysec|no]]
+                 [--cluster HOST:PORT [--seeds HOST:PORT,...]]
+                                       Redis-protocol key-value server (default 127.0.0.1:6379), its keys
+                                       sharded over a Pekko cluster (alone: a cluster of one). Without --aof
+                                       it is a cache: a node's keys die with it. With --aof, each shard logs
+                                       its writes in DIR (shared by the nodes) and replays them when it starts
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
             With --stats 5s a server prints each ring's counters every 5 s.
             """;
@@ -82,6 +89,7 @@ public final class Main {
                 case "http" -> serve("http server", args, 8080, HttpServer::create, Main::ringsAndWait, started);
                 case "files" -> files(args, started);
                 case "pekko-http" -> pekkoHttp(args, started);
+                case "kv" -> kv(args, started);
                 default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
             };
         } catch (UsageException e) {
@@ -113,24 +121,32 @@ public final class Main {
      * is halted, with the stacks of the ring threads in the log.
      */
     private static int serve(String title, String[] args, int defaultPort, ServerFactory factory,
-                             BiFunction<UringSettings, Integer, String> details, Consumer<ActorSystem<?>> started) {
+                             BiFunction<UringSettings, ActorSystem<?>, String> details,
+                             Consumer<ActorSystem<?>> started) {
+        return serve(title, "uring-" + title.replace(' ', '-'), ConfigFactory.load(), args, defaultPort, factory,
+                details, started);
+    }
+
+    /** As above, the actor system named {@code systemName} and made with {@code config}. */
+    private static int serve(String title, String systemName, Config config, String[] args, int defaultPort,
+                             ServerFactory factory, BiFunction<UringSettings, ActorSystem<?>, String> details,
+                             Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
         Duration statsEvery = statsInterval(option(args, "--stats", null));
-        Config config = ConfigFactory.load();
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
         try (Ring ring = Ring.open(settings.ringOptions(0))) {
             // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
         }
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound),
-                "uring-" + title.replace(' ', '-'), config);
+        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound), systemName,
+                config);
         system.getWhenTerminated().thenRun(() -> bound.completeExceptionally(
                 new IllegalStateException("the server stopped while starting")));
         try {
             InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             System.out.printf("%s listening on %s:%d %s%n", title, listening.getAddress().getHostAddress(),
-                    listening.getPort(), details.apply(settings, UringExtension.get(system).ringCount()));
+                    listening.getPort(), details.apply(settings, system));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -150,12 +166,13 @@ public final class Main {
     }
 
     /** What the echo and http servers say of themselves once they listen. */
-    private static String ringsAndWait(UringSettings settings, int rings) {
-        return "(" + rings(rings) + ", wait strategy " + settings.waitStrategy().name().toLowerCase(Locale.ROOT)
+    private static String ringsAndWait(UringSettings settings, ActorSystem<?> system) {
+        return "(" + rings(system) + ", wait strategy " + settings.waitStrategy().name().toLowerCase(Locale.ROOT)
                 + "); Ctrl-C stops it";
     }
 
-    private static String rings(int rings) {
+    private static String rings(ActorSystem<?> system) {
+        int rings = UringExtension.get(system).ringCount();
         return rings + " ring" + (rings == 1 ? "" : "s");
     }
 
@@ -170,7 +187,7 @@ public final class Main {
             throw new UsageException("--root " + rootOption + ": not a directory");
         }
         return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
-                (settings, rings) -> "(root " + root + ", " + rings(rings) + ")", started);
+                (settings, system) -> "(root " + root + ", " + rings(system) + ")", started);
     }
 
     /** The Pekko HTTP routes on the transport named; {@code --root}, if given, must be a directory. */
@@ -191,7 +208,63 @@ public final class Main {
         }
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
-                files), (settings, rings) -> "(transport " + transportOption + ")", started);
+                files), (settings, system) -> "(transport " + transportOption + ")", started);
+    }
+
+    /**
+     * The kv server: its cluster settings made from the arguments, over the user's settings, over the sample's
+     * cluster defaults ({@code kv-cluster.conf}); {@code --aof} must name a directory.
+     */
+    private static int kv(String[] args, Consumer<ActorSystem<?>> started) {
+        String aof = option(args, "--aof", null);
+        if (aof != null && !Files.isDirectory(Path.of(aof))) {
+            throw new UsageException("--aof " + aof + ": not a directory");
+        }
+        String fsync = option(args, "--fsync", aof == null ? "no" : "everysec");
+        if (!fsync.equals("always") && !fsync.equals("everysec") && !fsync.equals("no")) {
+            throw new UsageException("--fsync " + fsync + ": always, everysec or no");
+        }
+        if (aof == null && option(args, "--fsync", null) != null) {
+            throw new UsageException("--fsync goes with --aof DIR");
+        }
+        String self = option(args, "--cluster", null);
+        String seeds = option(args, "--seeds", null);
+        if (self == null && seeds != null) {
+            throw new UsageException("--seeds goes with --cluster HOST:PORT");
+        }
+        StringBuilder overrides = new StringBuilder();
+        if (self != null) {
+            InetSocketAddress artery = hostPort("--cluster", self);
+            overrides.append("pekko.remote.artery.canonical.hostname = \"").append(artery.getHostString())
+                    .append("\"\npekko.remote.artery.canonical.port = ").append(artery.getPort())
+                    .append("\npekko.cluster.seed-nodes = [");
+            for (String seed : (seeds == null ? self : seeds).split(",")) {
+                InetSocketAddress s = hostPort("--seeds", seed.trim());
+                overrides.append("\"pekko://kv@").append(s.getHostString()).append(':').append(s.getPort())
+                        .append("\",");
+            }
+            overrides.append("]\n");
+        }
+        Config config = ConfigFactory.parseString(overrides.toString())
+                .withFallback(ConfigFactory.defaultOverrides())
+                .withFallback(ConfigFactory.defaultApplication())
+                .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
+                .withFallback(ConfigFactory.defaultReference()).resolve();
+        int port = address("127.0.0.1", option(args, "--port", "6379")).getPort();
+        KvServer.Settings kv = KvServer.Settings.from(config, port, aof != null, fsync,
+                Optional.ofNullable(statsInterval(option(args, "--stats", null))));
+        return serve("kv", "kv", config, args, 6379, (address, bound) -> KvServer.create(address, bound, kv),
+                (settings, system) -> "(node " + Cluster.get(system).selfMember().address() + ", " + rings(system)
+                        + ", " + kv.shards() + " shards, " + (aof == null ? "a cache: no --aof"
+                        : "append-only files in " + aof + ", fsync " + fsync) + "); Ctrl-C stops it", started);
+    }
+
+    private static InetSocketAddress hostPort(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new UsageException(option + " " + value + ": not HOST:PORT");
+        }
+        return address(value.substring(0, colon), value.substring(colon + 1));
     }
 
     private static Duration statsInterval(String value) {
