@@ -45,8 +45,11 @@ final class RespParser {
         this.limits = limits;
     }
 
-    /** Adds received bytes. */
+    /** Adds received bytes; after a protocol error they are dropped. */
     void feed(ByteString data) {
+        if (failed) {
+            return;
+        }
         int size = data.size();
         if (end + size > buffer.length) {
             makeRoom(size);
@@ -116,7 +119,7 @@ final class RespParser {
                 return new Outcome.ProtocolError("Protocol error: invalid multibulk length");
             }
             start = lineEnd + 2;
-            if (count > 0) { // *0 and *-1 are no command, as for redis-server
+            if (count > 0) { // *0 and *-1 (any count below 1) are no command, as for redis-server
                 args = new ArrayList<>((int) Math.min(count, FIRST_ARGS));
                 elementsLeft = (int) count;
                 requestBytes = 0;
