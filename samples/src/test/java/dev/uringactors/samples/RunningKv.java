@@ -1,0 +1,49 @@
+package dev.uringactors.samples;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import redis.clients.jedis.Jedis;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** A kv node of its own (a cluster of one) on two rings and a loopback port, for the length of a test class. */
+final class RunningKv implements AutoCloseable {
+    final InetSocketAddress address;
+    private final ActorTestKit testKit;
+
+    private RunningKv(ActorTestKit testKit, InetSocketAddress address) {
+        this.testKit = testKit;
+        this.address = address;
+    }
+
+    /** With {@code config} (HOCON) over the sample's settings. */
+    static RunningKv start(String config) throws Exception {
+        Config c = ConfigFactory.parseString(config).withFallback(ConfigFactory.parseString("uring.rings = 2"))
+                .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
+                .withFallback(ConfigFactory.load()).resolve();
+        ActorTestKit testKit = ActorTestKit.create("kv", c);
+        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
+        testKit.spawn(KvServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound,
+                KvServer.Settings.from(c, 0, false, "no", Optional.empty())), "kv");
+        RunningKv kv = new RunningKv(testKit, bound.get(30, TimeUnit.SECONDS));
+        try (Jedis jedis = kv.client()) {
+            jedis.dbSize(); // every shard started: the cluster is up
+        }
+        return kv;
+    }
+
+    /** A Jedis client with a timeout that a loaded machine does not reach. */
+    Jedis client() {
+        return new Jedis(address.getHostString(), address.getPort(), 30_000);
+    }
+
+    @Override
+    public void close() {
+        testKit.shutdownTestKit();
+    }
+}
