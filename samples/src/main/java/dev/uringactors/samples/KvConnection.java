@@ -372,11 +372,11 @@ final class KvConnection implements KvCommands.Connection {
 
     @Override
     public boolean appendOnly() {
-        return settings.appendOnly();
+        return settings.aof().isPresent();
     }
 
     @Override
     public String fsync() {
-        return settings.fsync();
+        return settings.fsync().name().toLowerCase(Locale.ROOT);
     }
 }

@@ -32,18 +32,18 @@ final class KvNode {
         final LongAdder fsyncs = new LongAdder();
     }
 
-    private KvNode(ActorSystem<?> system, int shards) {
-        this.shards = shards;
+    private KvNode(ActorSystem<?> system, KvServer.Settings settings) {
+        this.shards = settings.shards();
         this.local = new AtomicReferenceArray<>(shards);
         this.region = ClusterSharding.get(system).init(Entity.of(TYPE,
-                        entity -> KvShard.create(this, Integer.parseInt(entity.getEntityId())))
+                        entity -> KvShard.create(this, Integer.parseInt(entity.getEntityId()), settings))
                 .withMessageExtractor(new ShardPerEntity())
                 .withStopMessage(KvShard.Stop.INSTANCE));
     }
 
-    /** Starts this node's shard region for {@code shards} shards. */
-    static KvNode start(ActorSystem<?> system, int shards) {
-        return new KvNode(system, shards);
+    /** Starts this node's shard region. */
+    static KvNode start(ActorSystem<?> system, KvServer.Settings settings) {
+        return new KvNode(system, settings);
     }
 
     /** The shard actor if the shard runs on this node now, or null. */

@@ -9,9 +9,11 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The kv sample: a Redis-protocol (RESP2) key-value server on the rings, its keys in {@code samples.kv.shards}
@@ -21,8 +23,8 @@ import java.util.concurrent.CompletableFuture;
 final class KvServer {
     /** The server's settings: {@code samples.kv} and what the command line said. */
     record Settings(RespLimits limits, int shards, Duration requestTimeout, int maxPending, int port,
-                    boolean appendOnly, String fsync, Optional<Duration> statsEvery) {
-        static Settings from(Config config, int port, boolean appendOnly, String fsync,
+                    Optional<Path> aof, KvAppendLog.Fsync fsync, long aofRewriteSize, Optional<Duration> statsEvery) {
+        static Settings from(Config config, int port, Optional<Path> aof, KvAppendLog.Fsync fsync,
                              Optional<Duration> statsEvery) {
             Config kv = config.getConfig("samples.kv");
             int shards = kv.getInt("shards");
@@ -39,7 +41,11 @@ final class KvServer {
                 throw new ConfigException.BadValue("samples.kv.max-pending",
                         "must be positive, not " + maxPending);
             }
-            return new Settings(RespLimits.from(config), shards, timeout, maxPending, port, appendOnly, fsync,
+            long rewriteSize = kv.getBytes("aof-rewrite-size");
+            if (rewriteSize < 1) {
+                throw new ConfigException.BadValue("samples.kv.aof-rewrite-size", "must be positive");
+            }
+            return new Settings(RespLimits.from(config), shards, timeout, maxPending, port, aof, fsync, rewriteSize,
                     statsEvery);
         }
     }
@@ -49,12 +55,19 @@ final class KvServer {
 
     static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
                                   Settings settings) {
+        return create(address, bound, settings, node -> { });
+    }
+
+    /** As above; {@code started} gets the node's part of the store (its counters, for tests). */
+    static Behavior<Event> create(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
+                                  Settings settings, Consumer<KvNode> started) {
         return Behaviors.setup(ctx -> {
             Cluster cluster = Cluster.get(ctx.getSystem());
             if (ctx.getSystem().settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty()) {
                 cluster.manager().tell(Join.create(cluster.selfMember().address())); // a cluster of one
             }
-            KvNode node = KvNode.start(ctx.getSystem(), settings.shards());
+            KvNode node = KvNode.start(ctx.getSystem(), settings);
+            started.accept(node);
             settings.statsEvery().ifPresent(every -> {
                 KvStatsLine lines = new KvStatsLine(node.counters);
                 ctx.getSystem().scheduler().scheduleAtFixedRate(every, every,

@@ -28,6 +28,10 @@ final class KvShardState {
     private static final byte[] MINUS_ONE = RespOut.integerReply(-1);
     private static final byte[] MINUS_TWO = RespOut.integerReply(-2);
 
+    private static final byte[] SET = {'S', 'E', 'T'};
+    private static final byte[] DEL = {'D', 'E', 'L'};
+    private static final byte[] PXAT = {'P', 'X', 'A', 'T'};
+
     private final Map<KvKey, Entry> entries = new HashMap<>();
 
     int size(long now) {
@@ -77,7 +81,6 @@ final class KvShardState {
                 yield incrementBy(key, entry, name.equals("DECRBY") ? -by : by);
             }
             case "EXPIRE", "PEXPIRE" -> expire(key, entry, args[2], name.equals("EXPIRE") ? 1000 : 1, now);
-            case "PEXPIREAT" -> expireAt(key, entry, args[2], now); // how a log records EXPIRE and SET EX
             case "TTL", "PTTL" -> read(entry == null ? MINUS_TWO : entry.expiresAt() == 0 ? MINUS_ONE
                     : RespOut.integerReply(name.equals("TTL") ? (entry.expiresAt() - now + 500) / 1000
                     : entry.expiresAt() - now));
@@ -180,11 +183,6 @@ final class KvShardState {
         return setExpiry(key, entry, at, now);
     }
 
-    private Result expireAt(KvKey key, Entry entry, byte[] amount, long now) {
-        Long at = integer(amount);
-        return at == null ? read(NOT_INTEGER) : setExpiry(key, entry, at, now);
-    }
-
     /** A deadline in the past deletes the key, as redis-server does. */
     private Result setExpiry(KvKey key, Entry entry, long at, long now) {
         if (entry == null) {
@@ -198,23 +196,33 @@ final class KvShardState {
         return written(RespOut.ONE, true);
     }
 
-    /** The expiry time of {@code key}, 0 for none or no key (for the log, which records deadlines). */
-    long expiresAt(byte[] key) {
+    /**
+     * Appends to {@code out} the command that makes {@code key} what it is now: SET with its value and deadline,
+     * or DEL. The log records that after each write, so that replaying it is the same whatever the write was.
+     */
+    void record(byte[] key, RespOut out) {
         Entry e = entries.get(new KvKey(key));
-        return e == null ? 0 : e.expiresAt();
+        if (e == null) {
+            out.arrayHeader(2).bulk(DEL).bulk(key);
+        } else {
+            set(out, key, e);
+        }
     }
 
-    /** Every live key with its value and expiry time, for a log rewrite. */
-    void forEach(long now, EntryVisitor visitor) {
+    /** Every live key as a SET, for a log rewrite. */
+    void snapshot(RespOut out, long now) {
         entries.forEach((k, e) -> {
             if (!e.expired(now)) {
-                visitor.visit(k.bytes(), e.value(), e.expiresAt());
+                set(out, k.bytes(), e);
             }
         });
     }
 
-    interface EntryVisitor {
-        void visit(byte[] key, byte[] value, long expiresAt);
+    private static void set(RespOut out, byte[] key, Entry e) {
+        out.arrayHeader(e.expiresAt() == 0 ? 3 : 5).bulk(SET).bulk(key).bulk(e.value());
+        if (e.expiresAt() != 0) {
+            out.bulk(PXAT).bulk(Long.toString(e.expiresAt()));
+        }
     }
 
     /** A decimal long as Redis takes it (no sign of plus, no spaces, no leading zeros), or null. */

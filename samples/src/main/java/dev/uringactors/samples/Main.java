@@ -251,7 +251,8 @@ public final class Main {
                 .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
                 .withFallback(ConfigFactory.defaultReference()).resolve();
         int port = address("127.0.0.1", option(args, "--port", "6379")).getPort();
-        KvServer.Settings kv = KvServer.Settings.from(config, port, aof != null, fsync,
+        KvServer.Settings kv = KvServer.Settings.from(config, port, Optional.ofNullable(aof).map(Path::of),
+                KvAppendLog.Fsync.valueOf(fsync.toUpperCase(Locale.ROOT)),
                 Optional.ofNullable(statsInterval(option(args, "--stats", null))));
         return serve("kv", "kv", config, args, 6379, (address, bound) -> KvServer.create(address, bound, kv),
                 (settings, system) -> "(node " + Cluster.get(system).selfMember().address() + ", " + rings(system)
