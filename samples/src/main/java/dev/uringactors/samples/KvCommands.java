@@ -99,6 +99,9 @@ final class KvCommands {
         boolean appendOnly();
 
         String fsync();
+
+        /** The cluster's members that are up, as this node sees them. */
+        int membersUp();
     }
 
     /** The answer to a {@link Route#CONNECTION} command other than QUIT. */
@@ -184,6 +187,6 @@ final class KvCommands {
     private static String info(Connection c) {
         return "# Server\r\nredis_version:7.0.0\r\nredis_mode:standalone\r\nserver_name:uring-actors-kv\r\n"
                 + "tcp_port:" + c.port() + "\r\n\r\n# Persistence\r\naof_enabled:" + (c.appendOnly() ? 1 : 0)
-                + "\r\n";
+                + "\r\n\r\n# Cluster\r\ncluster_members_up:" + c.membersUp() + "\r\n";
     }
 }

@@ -15,6 +15,9 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -378,5 +381,14 @@ final class KvConnection implements KvCommands.Connection {
     @Override
     public String fsync() {
         return settings.fsync().name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public int membersUp() {
+        int up = 0;
+        for (Member m : Cluster.get(ctx.getSystem()).state().getMembers()) {
+            up += m.status() == MemberStatus.up() ? 1 : 0;
+        }
+        return up;
     }
 }
