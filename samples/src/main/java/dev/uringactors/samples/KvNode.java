@@ -36,7 +36,7 @@ final class KvNode {
         this.shards = settings.shards();
         this.local = new AtomicReferenceArray<>(shards);
         this.region = ClusterSharding.get(system).init(Entity.of(TYPE,
-                        entity -> KvShard.create(this, Integer.parseInt(entity.getEntityId()), settings))
+                        entity -> KvShardEntity.create(this, Integer.parseInt(entity.getEntityId()), settings))
                 .withMessageExtractor(new ShardPerEntity())
                 .withStopMessage(KvShard.Stop.INSTANCE));
     }

@@ -15,9 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One shard of the kv store as one Cluster Sharding entity: it holds all the shard's keys (not an actor per
- * key) and runs the single-key commands sent to it in the order they arrive. While it runs it is listed in its
- * node's {@link KvNode}, so that connections on this node reach it without going through the shard region.
+ * One shard of the kv store, run on a ring by its Cluster Sharding entity ({@link KvShardEntity}): it holds all
+ * the shard's keys (not an actor per key) and runs the single-key commands sent to it in the order they arrive.
+ * While it runs it is listed in its node's {@link KvNode}, so that connections on this node reach it without
+ * going through the shard region.
  *
  * <p>With an append-only file ({@code --aof}), the shard first replays its file, then records each write and
  * holds its reply until the record is written (and synced, under {@code always}). Records of the writes of one
@@ -28,7 +29,7 @@ final class KvShard {
     interface Command {
     }
 
-    /** Sent by Cluster Sharding when the shard moves away or the node leaves. */
+    /** Sent by Cluster Sharding (through the entity) when the shard moves away or the node leaves. */
     enum Stop implements Command {
         INSTANCE
     }
@@ -143,6 +144,7 @@ final class KvShard {
                     return Behaviors.same();
                 })
                 .onMessageEquals(Stop.INSTANCE, () -> {
+                    node.stopped(shard, ctx.getSelf()); // the next requests go through the region
                     stopping = true; // once the held replies are out
                     return stopIfIdle();
                 })

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line
@@ -123,17 +124,22 @@ public final class Main {
     private static int serve(String title, String[] args, int defaultPort, ServerFactory factory,
                              BiFunction<UringSettings, ActorSystem<?>, String> details,
                              Consumer<ActorSystem<?>> started) {
-        return serve(title, "uring-" + title.replace(' ', '-'), ConfigFactory.load(), args, defaultPort, factory,
+        return serve(title, "uring-" + title.replace(' ', '-'), ConfigFactory::load, args, defaultPort, factory,
                 details, started);
     }
 
-    /** As above, the actor system named {@code systemName} and made with {@code config}. */
-    private static int serve(String title, String systemName, Config config, String[] args, int defaultPort,
+    /**
+     * As above, the actor system named {@code systemName} and made with the settings {@code settings} loads once
+     * the arguments are checked.
+     */
+    private static int serve(String title, String systemName, Supplier<Config> settingsLoader, String[] args,
+                             int defaultPort,
                              ServerFactory factory, BiFunction<UringSettings, ActorSystem<?>, String> details,
                              Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
         Duration statsEvery = statsInterval(option(args, "--stats", null));
+        Config config = settingsLoader.get();
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
         try (Ring ring = Ring.open(settings.ringOptions(0))) {
             // io_uring disabled, blocked by seccomp, or a setting the kernel refuses: said now, not by a timeout
@@ -245,16 +251,16 @@ public final class Main {
             }
             overrides.append("]\n");
         }
+        int port = address("127.0.0.1", option(args, "--port", "6379")).getPort();
+        Optional<Duration> statsEvery = Optional.ofNullable(statsInterval(option(args, "--stats", null)));
         Config config = ConfigFactory.parseString(overrides.toString())
                 .withFallback(ConfigFactory.defaultOverrides())
                 .withFallback(ConfigFactory.defaultApplication())
                 .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
                 .withFallback(ConfigFactory.defaultReference()).resolve();
-        int port = address("127.0.0.1", option(args, "--port", "6379")).getPort();
         KvServer.Settings kv = KvServer.Settings.from(config, port, Optional.ofNullable(aof).map(Path::of),
-                KvAppendLog.Fsync.valueOf(fsync.toUpperCase(Locale.ROOT)),
-                Optional.ofNullable(statsInterval(option(args, "--stats", null))));
-        return serve("kv", "kv", config, args, 6379, (address, bound) -> KvServer.create(address, bound, kv),
+                KvAppendLog.Fsync.valueOf(fsync.toUpperCase(Locale.ROOT)), statsEvery);
+        return serve("kv", "kv", () -> config, args, 6379, (address, bound) -> KvServer.create(address, bound, kv),
                 (settings, system) -> "(node " + Cluster.get(system).selfMember().address() + ", " + rings(system)
                         + ", " + kv.shards() + " shards, " + (aof == null ? "a cache: no --aof"
                         : "append-only files in " + aof + ", fsync " + fsync) + "); Ctrl-C stops it", started);
@@ -262,7 +268,7 @@ public final class Main {
 
     private static InetSocketAddress hostPort(String option, String value) {
         int colon = value.lastIndexOf(':');
-        if (colon <= 0) {
+        if (colon <= 0 || !value.substring(colon + 1).matches("[0-9]{1,5}")) {
             throw new UsageException(option + " " + value + ": not HOST:PORT");
         }
         return address(value.substring(0, colon), value.substring(colon + 1));
