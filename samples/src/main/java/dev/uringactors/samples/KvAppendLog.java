@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * One shard's append-only file, through {@link UringFiles}: opened and replayed when the shard starts, appended
@@ -54,7 +55,7 @@ final class KvAppendLog {
     }
 
     /** Opens the file (made if need be) and replays it into {@code replay}, a parser fed chunk by chunk. */
-    CompletionStage<Done> open(java.util.function.Consumer<ByteString> replay) {
+    CompletionStage<Done> open(Consumer<ByteString> replay) {
         return files.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 .thenCompose(handle -> {
                     file = handle;
@@ -62,7 +63,7 @@ final class KvAppendLog {
                 });
     }
 
-    private CompletionStage<Done> readFrom(long position, java.util.function.Consumer<ByteString> replay) {
+    private CompletionStage<Done> readFrom(long position, Consumer<ByteString> replay) {
         return files.read(file, position, REPLAY_CHUNK).thenCompose(chunk -> {
             if (chunk.isEmpty()) {
                 size = position;

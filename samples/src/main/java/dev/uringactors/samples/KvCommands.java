@@ -118,7 +118,7 @@ final class KvCommands {
             }
             case "CLIENT" -> client(sub, args, c);
             case "COMMAND" -> switch (sub) {
-                case "" , "DOCS", "INFO" -> EMPTY_ARRAY; // redis-cli asks for the docs; it does without them
+                case "", "DOCS", "INFO" -> EMPTY_ARRAY; // redis-cli asks for the docs; it does without them
                 case "COUNT" -> RespOut.integerReply(SPECS.size());
                 default -> unknownSubcommand(args.get(1), name);
             };

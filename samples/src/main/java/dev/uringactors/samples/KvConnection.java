@@ -81,7 +81,6 @@ final class KvConnection implements KvCommands.Connection {
     }
 
     private static final AtomicLong IDS = new AtomicLong();
-    private static final byte[] ALL_OK = RespOut.OK;
 
     private final ActorContext<Object> ctx;
     private final TimerScheduler<Object> timers;
@@ -295,7 +294,7 @@ final class KvConnection implements KvCommands.Connection {
         }
         return switch (slot.kind) {
             case ONE -> slot.parts[0];
-            case ALL_OK -> ALL_OK;
+            case ALL_OK -> RespOut.OK;
             case ARRAY -> {
                 RespOut array = new RespOut().arrayHeader(slot.parts.length);
                 for (byte[] part : slot.parts) {

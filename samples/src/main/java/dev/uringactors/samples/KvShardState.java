@@ -3,6 +3,7 @@ package dev.uringactors.samples;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -105,7 +106,7 @@ final class KvShardState {
         long expiresAt = 0;
         boolean expirySet = false;
         for (int i = 3; i < args.length; i++) {
-            String option = ascii(args[i]).toUpperCase(java.util.Locale.ROOT);
+            String option = ascii(args[i]).toUpperCase(Locale.ROOT);
             boolean hasNext = i + 1 < args.length;
             switch (option) {
                 case "NX" -> nx = true;
