@@ -48,6 +48,10 @@ final class AckedWriter {
     private long lastAckAskedAt;
     private long waitingBytes;
     private boolean suspended;
+    /** Too many bytes wait to be sent. */
+    private boolean full;
+    /** The caller holds reading back ({@link #holdReading}). */
+    private boolean held;
     private boolean closeWhenWritten;
     private boolean closeSent;
 
@@ -104,9 +108,26 @@ final class AckedWriter {
             waiting.add(w);
             waitingBytes += w.byteCount();
         }
-        if (!suspended && inConnection() + waitingBytes > HIGH_WATER) {
-            suspended = true;
-            connection.tell(ReadControl.SUSPEND_READING);
+        if (!full && inConnection() + waitingBytes > HIGH_WATER) {
+            full = true;
+            readOrNot();
+        }
+    }
+
+    /**
+     * Holds reading back while {@code hold}, whatever the writes: for a caller whose work on what it read is
+     * still going on elsewhere (requests out to other actors), so that a peer cannot make it pile up.
+     */
+    void holdReading(boolean hold) {
+        held = hold;
+        readOrNot();
+    }
+
+    private void readOrNot() {
+        boolean suspend = full || held;
+        if (suspend != suspended) {
+            suspended = suspend;
+            connection.tell(suspend ? ReadControl.SUSPEND_READING : ReadControl.RESUME_READING);
         }
     }
 
@@ -121,9 +142,9 @@ final class AckedWriter {
             waitingBytes -= next.byteCount();
             send(next);
         }
-        if (suspended && inConnection() + waitingBytes < LOW_WATER) {
-            suspended = false;
-            connection.tell(ReadControl.RESUME_READING);
+        if (full && inConnection() + waitingBytes < LOW_WATER) {
+            full = false;
+            readOrNot();
         }
         closeIfDrained();
     }

@@ -13,6 +13,7 @@ import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code java -jar samples/target/uring-samples.jar <sample> [args]}. Exit status: 0 done, 1 failed (one line
@@ -50,6 +52,12 @@ public final class Main {
               pekko-http [--port P] [--host H] [--transport uring|pekko] [--root DIR]
                                        a Pekko HTTP route set (hello at /, JSON echo at /echo, the files
                                        directly in DIR at /files/NAME) on the rings, or on Pekko's own TCP
+              kv [--port P] [--host H] [--aof DIR [--fsync always|everysec|no]]
+                 [--cluster HOST:PORT [--seeds HOST:PORT,...]]
+                                       Redis-protocol key-value server (default 127.0.0.1:6379), its keys
+                                       sharded over a Pekko cluster (alone: a cluster of one). Without --aof
+                                       it is a cache: a node's keys die with it. With --aof, each shard logs
+                                       its writes in DIR (shared by the nodes) and replays them when it starts
             Servers take their tuning from HOCON: -Dconfig.file=my.conf, or application.conf on the class path.
             With --stats 5s a server prints each ring's counters every 5 s. With --backend auto|io-uring|jdk a
             server runs on that backend (uring.backend): auto takes io_uring where the kernel allows it, else the
@@ -87,6 +95,7 @@ public final class Main {
                 case "http" -> serve("http server", args, 8080, HttpServer::create, Main::ringsAndWait, started);
                 case "files" -> files(args, started);
                 case "pekko-http" -> pekkoHttp(args, started);
+                case "kv" -> kv(args, started);
                 default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
             };
         } catch (UsageException e) {
@@ -121,11 +130,23 @@ public final class Main {
      * is halted, with the stacks of the ring threads in the log.
      */
     private static int serve(String title, String[] args, int defaultPort, ServerFactory factory,
-                             Function<UringExtension, String> details, Consumer<ActorSystem<?>> started) {
+                             Function<ActorSystem<?>, String> details, Consumer<ActorSystem<?>> started) {
+        return serve(title, "uring-" + title.replace(' ', '-'), ConfigFactory::load, args, defaultPort, factory,
+                details, started);
+    }
+
+    /**
+     * As above, the actor system named {@code systemName} and made with the settings {@code settingsLoader} loads
+     * once the arguments are checked.
+     */
+    private static int serve(String title, String systemName, Supplier<Config> settingsLoader, String[] args,
+                             int defaultPort, ServerFactory factory, Function<ActorSystem<?>, String> details,
+                             Consumer<ActorSystem<?>> started) {
         InetSocketAddress address = address(option(args, "--host", "127.0.0.1"),
                 option(args, "--port", String.valueOf(defaultPort)));
         Duration statsEvery = statsInterval(option(args, "--stats", null));
-        Config config = withBackend(option(args, "--backend", null), ConfigFactory.load());
+        String backend = backendOption(option(args, "--backend", null));
+        Config config = withBackend(backend, settingsLoader.get());
         UringSettings settings = UringSettings.from(config); // a bad setting fails here, naming its path
         if (settings.backend() == UringSettings.BackendMode.IO_URING) {
             try (Ring ring = Ring.open(settings.ringOptions(0))) {
@@ -133,14 +154,14 @@ public final class Main {
             }
         }
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound),
-                "uring-" + title.replace(' ', '-'), config);
+        ActorSystem<TcpProtocol.Event> system = ActorSystem.create(factory.create(address, bound), systemName,
+                config);
         system.getWhenTerminated().thenRun(() -> bound.completeExceptionally(
                 new IllegalStateException("the server stopped while starting")));
         try {
             InetSocketAddress listening = bound.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             System.out.printf("%s listening on %s:%d %s%n", title, listening.getAddress().getHostAddress(),
-                    listening.getPort(), details.apply(UringExtension.get(system)));
+                    listening.getPort(), details.apply(system));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             system.terminate();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -159,25 +180,29 @@ public final class Main {
         return 0;
     }
 
-    /** {@code config} with {@code uring.backend} as {@code --backend} gives it (null: as it is). */
-    private static Config withBackend(String backend, Config config) {
-        if (backend == null) {
-            return config;
-        }
-        if (!backend.equals("auto") && !backend.equals("io-uring") && !backend.equals("jdk")) {
+    /** {@code --backend}'s value, checked (null where it is not given). */
+    private static String backendOption(String backend) {
+        if (backend != null && !backend.equals("auto") && !backend.equals("io-uring") && !backend.equals("jdk")) {
             throw new UsageException("--backend " + backend + ": auto, io-uring or jdk");
         }
-        return ConfigFactory.parseString("uring.backend = " + backend).withFallback(config);
+        return backend;
+    }
+
+    /** {@code config} with {@code uring.backend} as {@code --backend} gives it (null: as it is). */
+    private static Config withBackend(String backend, Config config) {
+        return backend == null ? config : ConfigFactory.parseString("uring.backend = " + backend).withFallback(config);
     }
 
     /** What the echo and http servers say of themselves once they listen. */
-    private static String ringsAndWait(UringExtension uring) {
-        return "(" + rings(uring) + (uring.backend() == Backend.JDK ? "" : ", wait strategy "
+    private static String ringsAndWait(ActorSystem<?> system) {
+        UringExtension uring = UringExtension.get(system);
+        return "(" + rings(system) + (uring.backend() == Backend.JDK ? "" : ", wait strategy "
                 + uring.settings().waitStrategy().name().toLowerCase(Locale.ROOT)) + "); Ctrl-C stops it";
     }
 
     /** The rings, or that there are none: the JDK backend runs. */
-    private static String rings(UringExtension uring) {
+    private static String rings(ActorSystem<?> system) {
+        UringExtension uring = UringExtension.get(system);
         int rings = uring.ringCount();
         return uring.backend() == Backend.JDK ? "JDK backend, no ring"
                 : rings + " ring" + (rings == 1 ? "" : "s");
@@ -194,7 +219,7 @@ public final class Main {
             throw new UsageException("--root " + rootOption + ": not a directory");
         }
         return serve("file server", args, 8080, (address, bound) -> FileServer.create(address, bound, root),
-                uring -> "(root " + root + ", " + rings(uring) + ")", started);
+                system -> "(root " + root + ", " + rings(system) + ")", started);
     }
 
     /** The Pekko HTTP routes on the transport named; {@code --root}, if given, must be a directory. */
@@ -215,9 +240,66 @@ public final class Main {
         }
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
-                files), uring -> "(transport " + transportOption + (uring.backend() == Backend.JDK
+                files), system -> "(transport " + transportOption + (UringExtension.get(system).backend() == Backend.JDK
                         && transport == PekkoHttpServer.Transport.URING ? ", JDK backend: Pekko HTTP's own" : "")
                 + ")", started);
+    }
+
+    /**
+     * The kv server: its cluster settings made from the arguments, over the user's settings, over the sample's
+     * cluster defaults ({@code kv-cluster.conf}); {@code --aof} must name a directory.
+     */
+    private static int kv(String[] args, Consumer<ActorSystem<?>> started) {
+        String aof = option(args, "--aof", null);
+        if (aof != null && !Files.isDirectory(Path.of(aof))) {
+            throw new UsageException("--aof " + aof + ": not a directory");
+        }
+        String fsync = option(args, "--fsync", aof == null ? "no" : "everysec");
+        if (!fsync.equals("always") && !fsync.equals("everysec") && !fsync.equals("no")) {
+            throw new UsageException("--fsync " + fsync + ": always, everysec or no");
+        }
+        if (aof == null && option(args, "--fsync", null) != null) {
+            throw new UsageException("--fsync goes with --aof DIR");
+        }
+        String self = option(args, "--cluster", null);
+        String seeds = option(args, "--seeds", null);
+        if (self == null && seeds != null) {
+            throw new UsageException("--seeds goes with --cluster HOST:PORT");
+        }
+        StringBuilder overrides = new StringBuilder();
+        if (self != null) {
+            InetSocketAddress artery = hostPort("--cluster", self);
+            overrides.append("pekko.remote.artery.canonical.hostname = \"").append(artery.getHostString())
+                    .append("\"\npekko.remote.artery.canonical.port = ").append(artery.getPort())
+                    .append("\npekko.cluster.seed-nodes = [");
+            for (String seed : (seeds == null ? self : seeds).split(",")) {
+                InetSocketAddress s = hostPort("--seeds", seed.trim());
+                overrides.append("\"pekko://kv@").append(s.getHostString()).append(':').append(s.getPort())
+                        .append("\",");
+            }
+            overrides.append("]\n");
+        }
+        int port = address("127.0.0.1", option(args, "--port", "6379")).getPort();
+        Optional<Duration> statsEvery = Optional.ofNullable(statsInterval(option(args, "--stats", null)));
+        Config config = ConfigFactory.parseString(overrides.toString())
+                .withFallback(ConfigFactory.defaultOverrides())
+                .withFallback(ConfigFactory.defaultApplication())
+                .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
+                .withFallback(ConfigFactory.defaultReference()).resolve();
+        KvServer.Settings kv = KvServer.Settings.from(config, port, Optional.ofNullable(aof).map(Path::of),
+                KvAppendLog.Fsync.valueOf(fsync.toUpperCase(Locale.ROOT)), statsEvery);
+        return serve("kv", "kv", () -> config, args, 6379, (address, bound) -> KvServer.create(address, bound, kv),
+                system -> "(node " + Cluster.get(system).selfMember().address() + ", " + rings(system)
+                        + ", " + kv.shards() + " shards, " + (aof == null ? "a cache: no --aof"
+                        : "append-only files in " + aof + ", fsync " + fsync) + "); Ctrl-C stops it", started);
+    }
+
+    private static InetSocketAddress hostPort(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || !value.substring(colon + 1).matches("[0-9]{1,5}")) {
+            throw new UsageException(option + " " + value + ": not HOST:PORT");
+        }
+        return address(value.substring(0, colon), value.substring(colon + 1));
     }
 
     private static Duration statsInterval(String value) {

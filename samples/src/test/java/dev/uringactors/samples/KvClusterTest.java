@@ -1,0 +1,203 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.ring.RequiresIoUring;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisException;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three kv nodes in three JVMs on loopback, sharing one append-only directory (fsync always): a key set through
+ * one node is read through the others; SIGKILL one node under load, and its shards come back on the survivors
+ * within a stated window, with every acknowledged SET still there.
+ */
+@ExtendWith(RequiresIoUring.class)
+class KvClusterTest {
+    /** Failure detection (3 s) + the resolver's stable-after (5 s) + handoff, with room for a loaded machine. */
+    private static final long ERROR_WINDOW_SECONDS = 40;
+    private static final long START_SECONDS = 90;
+
+    @TempDir
+    Path aof;
+    private final List<Process> nodes = new ArrayList<>();
+
+    @AfterEach
+    void stopNodes() {
+        nodes.forEach(Process::destroyForcibly);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Starts a node and waits until it listens; its output is echoed with its name. */
+    private void startNode(String name, int port, int artery, String seeds) throws Exception {
+        Process p = ProcessFailuresTest.java("dev.uringactors.samples.Main",
+                List.of("-Xmx256m", "-During.rings=1", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                "kv", "--port", String.valueOf(port), "--cluster", "127.0.0.1:" + artery, "--seeds", seeds,
+                "--aof", aof.toString(), "--fsync", "always");
+        nodes.add(p);
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = lines.readLine()) != null; ) {
+                    if (line.startsWith("kv listening on")) {
+                        listening.complete(null);
+                    }
+                    if (line.contains("WARN") || line.contains("ERROR") || line.startsWith("kv listening")) {
+                        System.out.println(name + ": " + line);
+                    }
+                }
+            } catch (IOException e) {
+                // the node was killed
+            }
+            listening.completeExceptionally(new IllegalStateException(name + " ended before listening"));
+        }, "kv-node-" + name);
+        reader.setDaemon(true);
+        reader.start();
+        listening.get(START_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static Jedis client(int port) {
+        return new Jedis("127.0.0.1", port, 30_000);
+    }
+
+    private static void await(String what, long seconds, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "not within " + seconds + " s: " + what);
+            java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+        }
+    }
+
+    private static boolean membersUp(int port, int members) {
+        try (Jedis j = client(port)) {
+            return j.info().contains("cluster_members_up:" + members + "\r\n");
+        } catch (JedisException e) {
+            return false;
+        }
+    }
+
+    private static boolean everyShardAnswers(int port) {
+        try (Jedis j = client(port)) {
+            j.dbSize();
+            return true;
+        } catch (JedisException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void keysAreSharedAndAKilledNodeLosesNoAcknowledgedWrite() throws Exception {
+        int[] ports = {freePort(), freePort(), freePort()};
+        int[] artery = {freePort(), freePort(), freePort()};
+        String seeds = "127.0.0.1:" + artery[0] + ",127.0.0.1:" + artery[1];
+        startNode("A", ports[0], artery[0], seeds);
+        startNode("B", ports[1], artery[1], seeds);
+        startNode("C", ports[2], artery[2], seeds);
+        await("three members up", START_SECONDS, () -> membersUp(ports[0], 3) && membersUp(ports[2], 3));
+        await("every shard answers", START_SECONDS, () -> everyShardAnswers(ports[0]));
+
+        try (Jedis a = client(ports[0]); Jedis b = client(ports[1]); Jedis c = client(ports[2])) {
+            Pipeline p = a.pipelined();
+            for (int i = 0; i < 500; i++) {
+                p.set("shared:" + i, "v" + i);
+            }
+            p.sync();
+            for (Jedis other : List.of(b, c)) {
+                Pipeline q = other.pipelined();
+                List<Response<String>> got = new ArrayList<>();
+                for (int i = 0; i < 500; i++) {
+                    got.add(q.get("shared:" + i));
+                }
+                q.sync();
+                for (int i = 0; i < 500; i++) {
+                    assertEquals("v" + i, got.get(i).get());
+                }
+            }
+        }
+
+        Map<String, String> acknowledged = new ConcurrentHashMap<>();
+        AtomicLong lastErrorNanos = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<CompletableFuture<Void>> writers = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            int port = ports[w];
+            String prefix = "load:" + w + ":";
+            writers.add(CompletableFuture.runAsync(() -> {
+                Jedis j = client(port);
+                for (int i = 0; running.get(); i++) {
+                    try {
+                        if ("OK".equals(j.set(prefix + i, "v" + i))) {
+                            acknowledged.put(prefix + i, "v" + i);
+                        }
+                    } catch (JedisException e) {
+                        errors.incrementAndGet();
+                        lastErrorNanos.set(System.nanoTime());
+                        if (j.isBroken()) {
+                            j.close();
+                            j = client(port);
+                        }
+                    }
+                }
+                j.close();
+            }));
+        }
+        await("writes before the kill", 60, () -> acknowledged.size() > 500);
+        long killed = System.nanoTime();
+        nodes.get(2).destroyForcibly(); // SIGKILL
+        assertTrue(nodes.get(2).waitFor(10, TimeUnit.SECONDS));
+        await("A and B see C gone and every shard answers again", ERROR_WINDOW_SECONDS,
+                () -> membersUp(ports[0], 2) && everyShardAnswers(ports[0]) && everyShardAnswers(ports[1]));
+        long settled = acknowledged.size();
+        await("writes after the recovery", 60, () -> acknowledged.size() > settled + 500);
+        running.set(false);
+        CompletableFuture.allOf(writers.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        double window = lastErrorNanos.get() == 0 ? 0 : (lastErrorNanos.get() - killed) / 1e9;
+        System.out.printf("kv cluster: C killed under load; %d errors, the last %.1f s after the kill; %d "
+                + "acknowledged SETs%n", errors.get(), window, acknowledged.size());
+        assertTrue(window < ERROR_WINDOW_SECONDS, "errors for " + window + " s after the kill");
+
+        List<String> keys = new ArrayList<>(acknowledged.keySet());
+        try (Jedis a = client(ports[0])) {
+            Pipeline p = a.pipelined();
+            List<Response<String>> got = new ArrayList<>();
+            keys.forEach(k -> got.add(p.get(k)));
+            p.sync();
+            int lost = 0;
+            for (int i = 0; i < keys.size(); i++) {
+                lost += acknowledged.get(keys.get(i)).equals(got.get(i).get()) ? 0 : 1;
+            }
+            assertEquals(0, lost, "acknowledged SETs lost, of " + keys.size());
+            for (int i = 0; i < 500; i++) {
+                assertEquals("v" + i, a.get("shared:" + i), "a key C held came back from its file");
+            }
+        }
+    }
+}
