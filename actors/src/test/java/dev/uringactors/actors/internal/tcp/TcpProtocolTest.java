@@ -290,6 +290,37 @@ class TcpProtocolTest {
     }
 
     @Test
+    void manySmallWritesSentTogetherArriveInOrderAndAreEachAcknowledgedInOrder() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            java.util.Random random = new java.util.Random(7);
+            java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+            int writes = 1000; // 0 to 100 bytes each, some empty, every third without an ack: within 64 KiB queued
+            for (int i = 0; i < writes; i++) {
+                byte[] data = new byte[random.nextInt(101)];
+                random.nextBytes(data);
+                sent.write(data);
+                c.connection().tell(new Write(ByteString.fromArray(data), i % 3 == 0 ? null : new Ack(i)));
+            }
+            byte[] back = client.getInputStream().readNBytes(sent.size());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(sent.toByteArray(), back);
+            for (int i = 0; i < writes; i++) {
+                if (i % 3 != 0) {
+                    assertEquals(new Ack(i), handler.expectMessageClass(Ack.class));
+                }
+            }
+            c.connection().tell(CloseCommand.CLOSE);
+            handler.expectMessage(TcpProtocol.Closed.INSTANCE);
+            assertEquals(-1, client.getInputStream().read(), "nothing more than what was written");
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
     void zeroCopyWritesArriveIntactAndAreAcknowledged() throws Exception {
         ActorTestKit zc = TestRings.kit("uring { rings = 1, tcp.zero-copy-threshold = 16 KiB }");
         try {
