@@ -8,6 +8,7 @@ import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("both-backends")
 class UringHttpTest {
     private final ActorTestKit testKit = ActorTestKit.create();
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -83,6 +85,7 @@ class UringHttpTest {
     }
 
     @Test
+    @Tag("io-uring-only") // no ring thread under the JDK backend
     void theRouteRunsOnTheConnectionsRingThread() throws Exception {
         String thread = get("/thread").body();
         assertTrue(thread.startsWith("uring-ring-"), thread);

@@ -12,6 +12,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("both-backends")
 class EchoServerTest {
     RunningServer running;
     InetSocketAddress server;
@@ -164,6 +166,7 @@ class EchoServerTest {
     }
 
     @Test
+    @Tag("io-uring-only") // a ring's CQ, and its counters
     void anAcceptBurstThroughAnEightEntryCqLosesNoConnection() throws Exception {
         ActorTestKit small = ActorTestKit.create(ConfigFactory.parseString(
                 "uring { rings = 1, sq-entries = 4, cq-entries = 8 }").withFallback(ConfigFactory.load()));

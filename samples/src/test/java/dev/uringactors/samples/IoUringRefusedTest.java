@@ -2,6 +2,7 @@ package dev.uringactors.samples;
 
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -91,6 +92,16 @@ class IoUringRefusedTest {
         assertTrue(out.toString().contains("error: io_uring_setup: EPERM") && out.toString().contains("seccomp"),
                 out.toString());
         assertTrue(millis < 2_000, "failed " + millis + " ms after the sample started");
+    }
+
+    @Test
+    void probeSaysAutoWouldRunTheJdkBackendAndWhy() throws Exception {
+        Process p = ProcessFailuresTest.java(IoUringRefusedMain.class.getName(), List.of("-Dx=1"), "probe");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS), out);
+        assumeTrue(p.exitValue() != IoUringRefusedMain.NO_FILTER, out);
+        assertEquals(1, p.exitValue(), "io_uring is not available: " + out);
+        assertTrue(out.contains("uring.backend = auto would run: jdk (" + WARNING), out);
     }
 
     /** Resets, a half-closing client, and 300 clients echoing a mebibyte each at once. */

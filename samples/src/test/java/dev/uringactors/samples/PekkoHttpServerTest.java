@@ -4,6 +4,7 @@ import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The pekko-http sample's routes, the same on both transports; and the line it prints once it listens. */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("both-backends")
 class PekkoHttpServerTest {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Map<PekkoHttpServer.Transport, RunningServer> servers = new EnumMap<>(PekkoHttpServer.Transport.class);
@@ -87,6 +89,7 @@ class PekkoHttpServerTest {
 
     @ParameterizedTest
     @EnumSource(PekkoHttpServer.Transport.class)
+    @Tag("io-uring-only") // for now: its files are read through UringFiles, whose JDK backend is merged separately
     void aFileDownloadIsIntactAndNothingOutsideTheRootIsServed(PekkoHttpServer.Transport t) throws Exception {
         HttpResponse<byte[]> file = client.send(HttpRequest.newBuilder(uri(t, "/files/data.bin"))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());

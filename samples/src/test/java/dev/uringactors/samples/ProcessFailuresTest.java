@@ -117,6 +117,8 @@ class ProcessFailuresTest {
         String out = output(available);
         assertTrue(available.waitFor(10, TimeUnit.SECONDS));
         assertEquals(0, available.exitValue(), out);
+        assertTrue(out.contains("uring.backend = auto would run: io-uring (uring.backend = auto: io_uring accepts"),
+                out);
 
         Path sysctl = Path.of("/proc/sys/kernel/io_uring_disabled");
         String before = Files.readString(sysctl).strip();
