@@ -59,19 +59,21 @@ final class FileReadBench {
             record(figures, best ? "fio best" : "fio", qd, f);
         }
         String rings = args.string("rings", "auto");
+        String backend = args.string("backend", "io-uring");
         int batch = args.intValue("batch", 1);
         boolean registered = args.bool("registered", false);
         boolean lend = args.bool("lend", false);
         boolean viaFiles = args.string("via", "actor").equals("files");
-        String ours = oursName(rings, batch, registered, lend, viaFiles);
+        String ours = oursName(rings, batch, registered, lend, viaFiles, backend);
+        String settings = "rings = " + rings + ", backend = " + backend;
         if (lend && batch > 1) {
             throw new IllegalArgumentException("--lend true reads one position to a message: drop --batch");
         }
         if (registered && !rings.equals("1")) {
             throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
         }
-        UringRun uring = viaFiles ? uringFiles(file, direct, qd, rings, seconds, blocks)
-                : uring(file, direct, qd, rings, seconds, blocks, batch, registered, lend);
+        UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks)
+                : uring(file, direct, qd, settings, seconds, blocks, batch, registered, lend);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
@@ -101,8 +103,12 @@ final class FileReadBench {
     }
 
     /** Our figures' name: what differs from the default path, e.g. "uring-actors (lent, 1 ring)". */
-    private static String oursName(String rings, int batch, boolean registered, boolean lend, boolean viaFiles) {
+    private static String oursName(String rings, int batch, boolean registered, boolean lend, boolean viaFiles,
+                                   String backend) {
         List<String> variant = new ArrayList<>();
+        if (backend.equals("jdk")) {
+            variant.add("JDK backend");
+        }
         if (lend) {
             variant.add("lent");
         }
@@ -159,10 +165,13 @@ final class FileReadBench {
         return offsets;
     }
 
-    /** {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it. */
-    private static UringRun uring(Path file, boolean direct, int qd, String rings, int seconds, long blocks,
+    /**
+     * {@code qd} reads in flight in all, spread over the rings, each ring's share kept by an actor on it;
+     * {@code settings} are the {@code uring} ones (rings, backend).
+     */
+    private static UringRun uring(Path file, boolean direct, int qd, String settings, int seconds, long blocks,
                                   int batch, boolean registered, boolean lend) throws Exception {
-        try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
+        try (BenchSystem bench = new BenchSystem(settings)) {
             Tally tally = startReads(bench, file, direct, qd, blocks, batch, registered, lend);
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
@@ -171,9 +180,9 @@ final class FileReadBench {
     }
 
     /** {@code qd} chains of reads through {@code UringFiles}, each read's completion starting the next. */
-    private static UringRun uringFiles(Path file, boolean direct, int qd, String rings, int seconds, long blocks)
+    private static UringRun uringFiles(Path file, boolean direct, int qd, String settings, int seconds, long blocks)
             throws Exception {
-        try (BenchSystem bench = new BenchSystem("rings = " + rings)) {
+        try (BenchSystem bench = new BenchSystem(settings)) {
             FileHandle handle = bench.files.open(file, uringOptions(direct, false)).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             Tally tally = new Tally();

@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
  * --appendonly no}); with {@code --aof DIR} both append every write and fsync it before answering ({@code --aof DIR
  * --fsync always} against {@code --appendonly yes --appendfsync always}), in DIR (put it on the device to measure).
  * They run side by side and are measured alternately after the sample's JVM is warmed up; the last lines give the
- * medians.
+ * medians. With {@code --nodes 3}, three kv nodes form a cluster on loopback (all on CPU 1: two cores cannot show
+ * scaling), and one key is set and read through each node in turn: through the node that owns its shard it is
+ * answered locally, through the two others it crosses the cluster, which gives a remote key's cost against a
+ * local one's; then keys spread over all shards, through one node.
  */
 final class KvBench {
     private static final Pattern CSV_ROW = Pattern.compile("^\"(SET|GET)\",\"([0-9.]+)\"", Pattern.MULTILINE);
@@ -28,6 +31,10 @@ final class KvBench {
     }
 
     static void main(Args args) throws Exception {
+        if (args.intValue("nodes", 1) == 3) {
+            threeNodes(args);
+            return;
+        }
         int requests = args.intValue("requests", 500_000);
         int rounds = args.intValue("rounds", 3);
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
@@ -93,11 +100,98 @@ final class KvBench {
         }
     }
 
+    private static void threeNodes(Args args) throws Exception {
+        int requests = args.intValue("requests", 100_000);
+        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String redisBenchmark = HttpLoad.onPath("redis-benchmark", "redis-tools");
+        String redisCli = HttpLoad.onPath("redis-cli", "redis-tools");
+        HttpLoad.requireSampleJar(sampleJar);
+        int[] ports = new int[3];
+        int[] artery = new int[3];
+        for (int i = 0; i < 3; i++) {
+            ports[i] = freePort();
+            artery[i] = freePort();
+        }
+        String seeds = "127.0.0.1:" + artery[0] + ",127.0.0.1:" + artery[1];
+        List<Process> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Process node = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-jar", sampleJar, "kv",
+                        "--port", String.valueOf(ports[i]), "--cluster", "127.0.0.1:" + artery[i], "--seeds", seeds));
+                started.add(node);
+                HttpLoad.listeningPort(node);
+            }
+            for (int port : ports) {
+                awaitMembersUp(redisCli, port, 3);
+            }
+            System.out.printf("three kv nodes on ports %d, %d, %d; %d requests a run%n", ports[0], ports[1],
+                    ports[2], requests);
+            for (int port : ports) { // the JIT's warm-up on every node, and every shard started
+                runOn(redisBenchmark, port, requests, true);
+            }
+            FigureRecorder recorder = args.figures("kv-three-nodes");
+            double[][] oneKey = new double[3][];
+            for (int i = 0; i < 3; i++) {
+                oneKey[i] = runOn(redisBenchmark, ports[i], requests, false);
+                System.out.printf(Locale.ROOT, "one key through node %d: SET %.0f/s GET %.0f/s%n", i + 1,
+                        oneKey[i][0], oneKey[i][1]);
+                recorder.record("SET one key", "node", i + 1, "requests/s", oneKey[i][0]);
+                recorder.record("GET one key", "node", i + 1, "requests/s", oneKey[i][1]);
+            }
+            int owner = 0;
+            for (int i = 1; i < 3; i++) {
+                owner = oneKey[i][1] > oneKey[owner][1] ? i : owner;
+            }
+            double[] spread = runOn(redisBenchmark, ports[0], requests, true);
+            for (int i = 0; i < 3; i++) {
+                if (i != owner) {
+                    System.out.printf(Locale.ROOT, "kv three nodes: a remote key through node %d costs %.2fx a "
+                                    + "local one's time (GET %.0f/s against %.0f/s through node %d, its owner)%n",
+                            i + 1, oneKey[owner][1] / oneKey[i][1], oneKey[i][1], oneKey[owner][1], owner + 1);
+                }
+            }
+            System.out.printf(Locale.ROOT, "kv three nodes, 100000 keys through node 1 (a third local): SET %.0f/s "
+                    + "GET %.0f/s%n", spread[0], spread[1]);
+            recorder.record("SET 100000 keys", "node", 1, "requests/s", spread[0]);
+            recorder.record("GET 100000 keys", "node", 1, "requests/s", spread[1]);
+        } finally {
+            HttpLoad.stopAll(started);
+        }
+    }
+
+    /** Waits (60 s at most) until the node on {@code port} sees {@code members} members up. */
+    private static void awaitMembersUp(String redisCli, int port, int members) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Process p = HttpLoad.start(List.of(redisCli, "-h", "127.0.0.1", "-p", String.valueOf(port), "INFO"));
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() == 0 && out.contains("cluster_members_up:" + members)) {
+                return;
+            }
+            Thread.sleep(200); // a cluster forms in seconds; no result depends on this wait
+        }
+        throw new IllegalStateException("the kv node on port " + port + " did not see " + members + " members up");
+    }
+
     /** SET and GET requests/s of one redis-benchmark run on CPU 0; an error from the server fails it. */
     private static double[] run(String redisBenchmark, int port, int requests, int pipeline) throws Exception {
-        Process p = HttpLoad.start(List.of("taskset", "-c", "0", redisBenchmark, "-h", "127.0.0.1", "-p",
-                String.valueOf(port), "-t", "set,get", "-c", "50", "-n", String.valueOf(requests), "-r", "100000",
-                "-d", "16", "-P", String.valueOf(pipeline), "--csv"));
+        return run(redisBenchmark, port, requests, pipeline, true);
+    }
+
+    /** SET and GET requests/s through one node, without pipelining: of 100000 keys, or of one. */
+    private static double[] runOn(String redisBenchmark, int port, int requests, boolean spread) throws Exception {
+        return run(redisBenchmark, port, requests, 1, spread);
+    }
+
+    private static double[] run(String redisBenchmark, int port, int requests, int pipeline, boolean spread)
+            throws Exception {
+        List<String> command = new ArrayList<>(List.of("taskset", "-c", "0", redisBenchmark, "-h", "127.0.0.1",
+                "-p", String.valueOf(port), "-t", "set,get", "-c", "50", "-n", String.valueOf(requests), "-d", "16",
+                "-P", String.valueOf(pipeline), "--csv"));
+        if (spread) {
+            command.addAll(List.of("-r", "100000"));
+        }
+        Process p = HttpLoad.start(command);
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         double[] rates = new double[2];
         Matcher m = CSV_ROW.matcher(out);

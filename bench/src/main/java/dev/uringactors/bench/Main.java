@@ -14,6 +14,7 @@ public final class Main {
                   NOP requests from an actor on the ring thread, answered as messages
               file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto]
                         [--batch 1] [--registered false] [--lend false] [--via actor|files] [--fio fio [--fio-best true]]
+                        [--backend io-uring|jdk]
                   4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio); --lend:
                   ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
@@ -36,9 +37,10 @@ public final class Main {
                   h2c: h2load, apt-get install nghttp2-client)
               pekko-http-post [--requests 300] [--kib 1024] [--sample-jar J]
                   the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads
-              kv [--requests 500000] [--rounds 3] [--aof DIR] [--sample-jar J]
+              kv [--requests 500000] [--rounds 3] [--aof DIR] [--nodes 1|3] [--sample-jar J]
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
-                  (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR
+                  (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR;
+                  --nodes 3: three kv nodes in a cluster, a key through its owner (local) and the others (remote)
               grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20]
                   gRPC unary calls (pekko-grpc's handler, grpc-java's client, h2c) on the rings vs on Pekko's own
                   TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0
