@@ -18,9 +18,6 @@ import java.util.Set;
  * short only at the end of the file, writes that write all, opens beneath a directory that cannot leave it.
  */
 final class JdkFileCalls {
-    /** Illegal seek: a positional call on a file with no position. */
-    private static final int ESPIPE = 29;
-
     private JdkFileCalls() {
     }
 
@@ -72,7 +69,7 @@ final class JdkFileCalls {
         try {
             return Math.max(file.channel().read(buffer, position), 0);
         } catch (IOException e) {
-            if (JdkErrors.errno(e) != ESPIPE) {
+            if (JdkErrors.errno(e) != Errno.ESPIPE) {
                 throw e;
             }
             return Math.max(file.channel().read(buffer), 0);
@@ -91,7 +88,7 @@ final class JdkFileCalls {
             try {
                 n = file.channel().write(source, position + written);
             } catch (IOException e) {
-                if (JdkErrors.errno(e) != ESPIPE) {
+                if (JdkErrors.errno(e) != Errno.ESPIPE) {
                     throw e;
                 }
                 n = file.channel().write(source);

@@ -256,7 +256,7 @@ class JdkFilesTest {
         assertEquals("WRITE " + readOnly, write.operation());
         get(files.close(file));
         FileHandle dir = get(files.open(tmp));
-        assertEquals(21, errnoOf(files.read(dir, 0, 10)), "EISDIR");
+        assertEquals(Errno.EISDIR, errnoOf(files.read(dir, 0, 10)));
         get(files.close(dir));
         assertEquals(Errno.EEXIST, errnoOf(files.open(readOnly, StandardOpenOption.WRITE,
                 StandardOpenOption.CREATE_NEW)));
