@@ -32,8 +32,13 @@ final class JdkErrors {
      * {@link UringException}.
      */
     static Exception of(Opcode op, String target, Exception e) {
-        if (e instanceof ClosedChannelException || e instanceof UringException) {
-            return e;
+        return e instanceof ClosedChannelException ? e : asUring(op, target, e);
+    }
+
+    /** {@code e} as the {@link UringException} {@code op} would have failed with (EIO where its errno is unknown). */
+    static UringException asUring(Opcode op, String target, Exception e) {
+        if (e instanceof UringException u) {
+            return u;
         }
         UringException u = UringException.ofResult(op, -errno(e), target, 0);
         u.initCause(e);
