@@ -79,7 +79,7 @@ final class JdkFileActor {
                 .onMessage(Stat.class, m -> call(m.replyTo(), Opcode.STATX, m.path(), null,
                         () -> JdkStat.of(m.path())))
                 .onMessage(StatFile.class, m -> onFile(m.file(), m.replyTo(), Opcode.STATX, null,
-                        f -> JdkStat.of(m.file().path())))
+                        JdkOpenFile::stat))
                 .onMessage(Close.class, this::close)
                 .build();
     }

@@ -1,7 +1,11 @@
 package dev.uringactors.actors.internal.file.jdk;
 
+import dev.uringactors.actors.file.FileStat;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -12,12 +16,30 @@ import java.util.concurrent.CompletionStage;
  */
 public final class JdkOpenFile {
     private final FileChannel channel;
+    /** Where the file was found; for an open beneath a directory, with no symlink in it then. */
+    private final Path path;
+    private final LinkOption[] statOptions;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private int users;
     private boolean closing;
 
-    JdkOpenFile(FileChannel channel) {
+    /**
+     * The file {@code channel} opened at {@code path}; {@code beneath}: the path came from {@link BeneathPath},
+     * and a symlink put at its end since is not followed by {@link #stat}.
+     */
+    JdkOpenFile(FileChannel channel, Path path, boolean beneath) {
         this.channel = channel;
+        this.path = path;
+        this.statOptions = beneath ? new LinkOption[] {LinkOption.NOFOLLOW_LINKS} : new LinkOption[0];
+    }
+
+    /**
+     * The stat of this file: its size is the open file's own; the rest is the path's where it was found, which
+     * for a file opened beneath a directory follows no symlink put there since (it cannot lead out).
+     */
+    FileStat stat() throws IOException {
+        FileStat found = JdkStat.of(path, statOptions);
+        return new FileStat(channel.size(), found.mode(), found.lastModified(), found.blockSize());
     }
 
     /** The channel, for a user between {@link JdkOpenFiles#use} and {@link #release}. */

@@ -2,7 +2,6 @@ package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.file.FileHandle;
 
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,10 +16,10 @@ public final class JdkOpenFiles {
     private final ConcurrentHashMap<Long, JdkOpenFile> open = new ConcurrentHashMap<>();
     private final AtomicLong lastId = new AtomicLong();
 
-    /** Records a channel an open gave; its handle sends its requests to file actor {@code ring}. */
-    FileHandle opened(FileChannel channel, Path path, boolean direct, int ring) {
+    /** Records a file an open gave; its handle sends its requests to file actor {@code ring}. */
+    FileHandle opened(JdkOpenFile file, Path path, boolean direct, int ring) {
         long id = lastId.incrementAndGet();
-        open.put(id, new JdkOpenFile(channel));
+        open.put(id, file);
         return new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
     }
 

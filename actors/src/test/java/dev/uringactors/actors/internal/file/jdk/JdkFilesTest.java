@@ -247,6 +247,22 @@ class JdkFilesTest {
     }
 
     @Test
+    void aFileOpenedBeneathIsStatedAsItselfNotAsASymlinkPutInItsPlaceSince() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("stated"));
+        Files.writeString(root.resolve("data"), "12345");
+        Path outside = Files.write(tmp.resolve("outside"), new byte[100]);
+        FileHandle dir = get(files.open(root));
+        FileHandle file = get(files.openBeneath(dir, Path.of("data")));
+        assertEquals(5, get(files.stat(file)).size());
+        assertTrue(get(files.stat(file)).isRegularFile());
+        Files.delete(root.resolve("data"));
+        Files.createSymbolicLink(root.resolve("data"), outside);
+        assertEquals(5, get(files.stat(file)).size(), "the open file's size, not that of the file the link names");
+        get(files.close(file));
+        get(files.close(dir));
+    }
+
+    @Test
     void theJdksFailuresAreTheRingsErrnos() throws Exception {
         Path readOnly = Files.writeString(tmp.resolve("read-only"), "r");
         FileHandle file = get(files.open(readOnly));
