@@ -40,6 +40,7 @@ import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -203,6 +204,20 @@ class JdkFilesTest {
         }
         answers.expectNoMessage(Duration.ofMillis(200));
         assertEquals(50 * 6, successes, "reads, batches, writes, fsyncs, stats of the file, nops");
+        get(files.close(file));
+    }
+
+    @Test
+    void aReaderThatThrowsAnErrorIsAnsweredWithIt() throws Exception {
+        FileHandle file = get(files.open(Files.writeString(tmp.resolve("read-with"), "read with")));
+        AssertionError bug = new AssertionError("a reader's failed assert");
+        CompletionStage<Integer> read = files.read(file, 0, 16, b -> {
+            throw bug;
+        });
+        Throwable failure = cause(read);
+        // Scala's futures box an Error answer in an ExecutionException of their own: the reader's is its cause.
+        assertSame(bug, failure instanceof ExecutionException ? failure.getCause() : failure, failure.toString());
+        assertEquals(9, (int) get(files.read(file, 0, 16, b -> b.remaining())), "the file was given back");
         get(files.close(file));
     }
 
