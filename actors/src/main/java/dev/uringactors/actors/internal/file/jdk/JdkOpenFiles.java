@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.file.FileHandle;
 
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,11 +16,24 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class JdkOpenFiles {
     private final ConcurrentHashMap<Long, JdkOpenFile> open = new ConcurrentHashMap<>();
     private final AtomicLong lastId = new AtomicLong();
+    /** The actor system has ended: no file is let in any more. */
+    private volatile boolean closed;
 
-    /** Records a file an open gave; its handle sends its requests to file actor {@code ring}. */
-    FileHandle opened(JdkOpenFile file, Path path, boolean direct, int ring) {
+    /**
+     * Records a file an open gave; its handle sends its requests to file actor {@code ring}. Once the actor system
+     * has ended ({@link #closeAll}), an open that finishes then is closed and refused: nothing would close it.
+     */
+    FileHandle opened(JdkOpenFile file, Path path, boolean direct, int ring) throws ClosedChannelException {
         long id = lastId.incrementAndGet();
         open.put(id, file);
+        // Read after the put, as closeAll sets it before it looks: either closeAll saw this file, or it is seen here.
+        if (closed) {
+            JdkOpenFile missed = open.remove(id);
+            if (missed != null) {
+                missed.closeWhenUnused();
+            }
+            throw new ClosedChannelException();
+        }
         return new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
     }
 
@@ -47,6 +61,7 @@ public final class JdkOpenFiles {
 
     /** The actor system has ended: every file still open is closed once its last request is done. */
     void closeAll() {
+        closed = true;
         open.keySet().forEach(id -> {
             JdkOpenFile f = open.remove(id);
             if (f != null) {
