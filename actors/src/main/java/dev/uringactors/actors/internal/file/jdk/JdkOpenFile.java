@@ -14,7 +14,7 @@ import java.util.concurrent.CompletionStage;
  * closing a channel would fail a read running on it ({@code AsynchronousCloseException}), while the ring lets
  * each request taken before a CLOSE complete as if the file were still open. Once closing, it takes no new user.
  */
-public final class JdkOpenFile {
+final class JdkOpenFile {
     private final FileChannel channel;
     /** Where the file was found; for an open beneath a directory, with no symlink in it then. */
     private final Path path;
@@ -43,7 +43,7 @@ public final class JdkOpenFile {
     }
 
     /** The channel, for a user between {@link JdkOpenFiles#use} and {@link #release}. */
-    public FileChannel channel() {
+    FileChannel channel() {
         return channel;
     }
 
@@ -57,7 +57,7 @@ public final class JdkOpenFile {
     }
 
     /** A request is done with the file; the last one closes it if a close is waiting. */
-    public void release() {
+    void release() {
         boolean last;
         synchronized (this) {
             last = --users == 0 && closing;
@@ -71,7 +71,7 @@ public final class JdkOpenFile {
      * Closes the channel now if no request uses it, else once the last one is done; completes then, or with the
      * close's failure. Called once, by whoever took the file out of the table.
      */
-    public CompletionStage<Void> closeWhenUnused() {
+    CompletionStage<Void> closeWhenUnused() {
         boolean now;
         synchronized (this) {
             closing = true;

@@ -39,14 +39,14 @@ public final class JdkOpenFiles {
 
     /**
      * The open file of {@code file}, taken for one request, which must {@link JdkOpenFile#release} it when done;
-     * null if the file is closed or closing. (A connection's {@code WriteFile} takes it so too.)
+     * null if the file is closed or closing.
      */
-    public JdkOpenFile use(FileHandle file) {
+    JdkOpenFile use(FileHandle file) {
         JdkOpenFile f = file.fd() == FileHandle.NO_DESCRIPTOR ? open.get(file.id()) : null;
         return f != null && f.acquire() ? f : null;
     }
 
-    /** Whether {@code file} is still open. */
+    /** Whether {@code file} is still open here: opened through the JDK backend's actors, and not closed since. */
     public boolean isOpen(FileHandle file) {
         return file.fd() == FileHandle.NO_DESCRIPTOR && open.containsKey(file.id());
     }
@@ -55,7 +55,7 @@ public final class JdkOpenFiles {
      * Takes {@code file} out of the table: its open file, which the caller must now close
      * ({@link JdkOpenFile#closeWhenUnused}), or null if it was closed already.
      */
-    public JdkOpenFile closing(FileHandle file) {
+    JdkOpenFile closing(FileHandle file) {
         return file.fd() == FileHandle.NO_DESCRIPTOR ? open.remove(file.id()) : null;
     }
 

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The table of the JDK backend's open files, and the end of the actor system. */
 class JdkOpenFilesTest {
@@ -23,6 +24,7 @@ class JdkOpenFilesTest {
         JdkOpenFiles files = new JdkOpenFiles();
         FileChannel before = FileChannel.open(path);
         FileHandle open = files.opened(new JdkOpenFile(before, path, false), path, false, 0);
+        assertTrue(files.isOpen(open));
         files.closeAll(); // the system ends while another open is still running on the file dispatcher
         assertFalse(before.isOpen(), "a file open when the system ended is closed");
         assertFalse(files.isOpen(open));
