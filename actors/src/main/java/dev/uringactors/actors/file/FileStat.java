@@ -22,7 +22,7 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
             throw new IllegalArgumentException(file.path() + " is a registered file: it has no descriptor to stat");
         }
         if (file.fd() == FileHandle.NO_DESCRIPTOR) {
-            return JdkStat.of(file.path());
+            return JdkStat.ofPath(file.path());
         }
         return from(Statx.ofOpenFile(file.fd(), file.path().toString()));
     }

@@ -14,51 +14,14 @@ import java.nio.file.FileSystemException;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
 
 /**
  * The JDK's file exceptions as the {@link UringException} the ring would have answered with: the same errno, op
  * and target, and the same hint, so that a caller cannot tell the backends apart by their failures. The JDK keeps
- * the errno to itself and gives the C library's text for it (strerror), so the errno is found by that text; the
- * JDK's exception is the cause. What no text matches is EIO.
+ * the errno to itself and gives the C library's text for it (strerror), so the errno is found by that text
+ * ({@link Errno#ofDescription}); the JDK's exception is the cause. What no text matches is EIO.
  */
 final class JdkErrors {
-    /** glibc's strerror text of the errnos a file request can meet, longest first (one may begin another). */
-    private static final List<Map.Entry<String, Integer>> BY_TEXT = Map.ofEntries(
-            Map.entry("Operation not permitted", Errno.EPERM),
-            Map.entry("No such file or directory", Errno.ENOENT),
-            Map.entry("Interrupted system call", Errno.EINTR),
-            Map.entry("Input/output error", Errno.EIO),
-            Map.entry("No such device or address", 6),
-            Map.entry("Bad file descriptor", Errno.EBADF),
-            Map.entry("Resource temporarily unavailable", Errno.EAGAIN),
-            Map.entry("Cannot allocate memory", Errno.ENOMEM),
-            Map.entry("Permission denied", Errno.EACCES),
-            Map.entry("Device or resource busy", Errno.EBUSY),
-            Map.entry("File exists", Errno.EEXIST),
-            Map.entry("Invalid cross-device link", Errno.EXDEV),
-            Map.entry("No such device", 19),
-            Map.entry("Not a directory", Errno.ENOTDIR),
-            Map.entry("Is a directory", 21),
-            Map.entry("Invalid argument", Errno.EINVAL),
-            Map.entry("Too many open files in system", Errno.ENFILE),
-            Map.entry("Too many open files", Errno.EMFILE),
-            Map.entry("Text file busy", 26),
-            Map.entry("File too large", 27),
-            Map.entry("No space left on device", Errno.ENOSPC),
-            Map.entry("Illegal seek", 29),
-            Map.entry("Read-only file system", 30),
-            Map.entry("File name too long", Errno.ENAMETOOLONG),
-            Map.entry("Too many levels of symbolic links", Errno.ELOOP),
-            Map.entry("Value too large for defined data type", 75),
-            Map.entry("Operation not supported", Errno.EOPNOTSUPP),
-            Map.entry("Stale file handle", 116),
-            Map.entry("Disk quota exceeded", 122)).entrySet().stream()
-            .sorted(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getKey().length()).reversed())
-            .toList();
-
     private JdkErrors() {
     }
 
@@ -69,8 +32,13 @@ final class JdkErrors {
      * {@link UringException}.
      */
     static Exception of(Opcode op, String target, Exception e) {
-        if (e instanceof ClosedChannelException || e instanceof UringException) {
-            return e;
+        return e instanceof ClosedChannelException ? e : asUring(op, target, e);
+    }
+
+    /** {@code e} as the {@link UringException} {@code op} would have failed with (EIO where its errno is unknown). */
+    static UringException asUring(Opcode op, String target, Exception e) {
+        if (e instanceof UringException u) {
+            return u;
         }
         UringException u = UringException.ofResult(op, -errno(e), target, 0);
         u.initCause(e);
@@ -107,7 +75,7 @@ final class JdkErrors {
         if (e instanceof IOException && text != null && text.contains("multiple of the block size")) {
             return Errno.EINVAL; // O_DIRECT out of alignment: the JDK refuses what the kernel would with EINVAL
         }
-        return text == null ? Errno.EIO : BY_TEXT.stream().filter(t -> text.startsWith(t.getKey()))
-                .mapToInt(Map.Entry::getValue).findFirst().orElse(Errno.EIO);
+        int errno = Errno.ofDescription(text);
+        return errno != 0 ? errno : Errno.EIO;
     }
 }

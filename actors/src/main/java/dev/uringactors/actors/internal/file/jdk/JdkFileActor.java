@@ -23,6 +23,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
+import scala.util.control.NonFatal;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -79,7 +80,7 @@ final class JdkFileActor {
                 .onMessage(Stat.class, m -> call(m.replyTo(), Opcode.STATX, m.path(), null,
                         () -> JdkStat.of(m.path())))
                 .onMessage(StatFile.class, m -> onFile(m.file(), m.replyTo(), Opcode.STATX, null,
-                        f -> JdkStat.of(m.file().path())))
+                        JdkOpenFile::stat))
                 .onMessage(Close.class, this::close)
                 .build();
     }
@@ -191,7 +192,8 @@ final class JdkFileActor {
 
     /**
      * Runs {@code call} on the I/O dispatcher and answers with its result or its failure: the JDK's as the ring's
-     * would be ({@link JdkErrors}), any other as it is (a reader's). {@code taken} is released after it.
+     * would be ({@link JdkErrors}), any other as it is (a reader's, also an {@link Error} such as a failed assert;
+     * not the JVM's own, which {@link NonFatal} tells apart). {@code taken} is released after it.
      */
     private <T> Behavior<Command> call(ActorRef<StatusReply<T>> replyTo, Opcode op, Path target, JdkOpenFile taken,
                                        Call<T> call) {
@@ -202,7 +204,10 @@ final class JdkFileActor {
                     reply = StatusReply.success(call.run());
                 } catch (IOException | NonReadableChannelException | NonWritableChannelException e) {
                     reply = StatusReply.error(JdkErrors.of(op, target.toString(), e));
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) { // a reader's bug, answered as the ring answers it
+                    if (!NonFatal.apply(e)) {
+                        throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the call's
+                    }
                     reply = StatusReply.error(e);
                 } finally {
                     if (taken != null) {

@@ -18,13 +18,14 @@ import java.util.Set;
  * short only at the end of the file, writes that write all, opens beneath a directory that cannot leave it.
  */
 final class JdkFileCalls {
-    /** Illegal seek: a positional call on a file with no position. */
-    private static final int ESPIPE = 29;
-
     private JdkFileCalls() {
     }
 
-    static FileChannel open(Path path, Set<OpenOption> options) throws IOException {
+    static JdkOpenFile open(Path path, Set<OpenOption> options) throws IOException {
+        return new JdkOpenFile(channel(path, options), path, false);
+    }
+
+    private static FileChannel channel(Path path, Set<OpenOption> options) throws IOException {
         return FileChannel.open(path, options, JdkOpenOptions.MODE_0644);
     }
 
@@ -33,17 +34,17 @@ final class JdkFileCalls {
      * steps here, where openat2 takes one: the open follows no symlink at the end (one put there since fails with
      * ELOOP), and the file's real path must still lie in the directory's, else it is closed and refused (EXDEV).
      */
-    static FileChannel openBeneath(Path directory, Path relative, Set<OpenOption> options, String shown)
+    static JdkOpenFile openBeneath(Path directory, Path relative, Set<OpenOption> options, String shown)
             throws IOException {
         Path path = BeneathPath.resolve(directory, relative, options.contains(LinkOption.NOFOLLOW_LINKS), shown);
         Set<OpenOption> noFollow = new HashSet<>(options);
         noFollow.add(LinkOption.NOFOLLOW_LINKS);
-        FileChannel channel = open(path, noFollow);
+        FileChannel channel = channel(path, noFollow);
         try {
             if (!path.toRealPath().startsWith(directory.toRealPath())) {
                 throw JdkErrors.refusal(Opcode.OPENAT2, shown, Errno.EXDEV);
             }
-            return channel;
+            return new JdkOpenFile(channel, path, true);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -72,7 +73,7 @@ final class JdkFileCalls {
         try {
             return Math.max(file.channel().read(buffer, position), 0);
         } catch (IOException e) {
-            if (JdkErrors.errno(e) != ESPIPE) {
+            if (JdkErrors.errno(e) != Errno.ESPIPE) {
                 throw e;
             }
             return Math.max(file.channel().read(buffer), 0);
@@ -91,7 +92,7 @@ final class JdkFileCalls {
             try {
                 n = file.channel().write(source, position + written);
             } catch (IOException e) {
-                if (JdkErrors.errno(e) != ESPIPE) {
+                if (JdkErrors.errno(e) != Errno.ESPIPE) {
                     throw e;
                 }
                 n = file.channel().write(source);

@@ -55,7 +55,10 @@ public final class JdkFiles implements Extension {
         return actors.get(i);
     }
 
-    /** The files open through the actors: a connection's {@code WriteFile} finds its channel here. */
+    /**
+     * The files open through the actors, for a check of whether a handle is still open
+     * ({@link JdkOpenFiles#isOpen}); the files themselves are used through the actors only.
+     */
     public JdkOpenFiles openFiles() {
         return openFiles;
     }

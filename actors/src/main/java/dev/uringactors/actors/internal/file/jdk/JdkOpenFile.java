@@ -1,7 +1,11 @@
 package dev.uringactors.actors.internal.file.jdk;
 
+import dev.uringactors.actors.file.FileStat;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -10,18 +14,36 @@ import java.util.concurrent.CompletionStage;
  * closing a channel would fail a read running on it ({@code AsynchronousCloseException}), while the ring lets
  * each request taken before a CLOSE complete as if the file were still open. Once closing, it takes no new user.
  */
-public final class JdkOpenFile {
+final class JdkOpenFile {
     private final FileChannel channel;
+    /** Where the file was found; for an open beneath a directory, with no symlink in it then. */
+    private final Path path;
+    private final LinkOption[] statOptions;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private int users;
     private boolean closing;
 
-    JdkOpenFile(FileChannel channel) {
+    /**
+     * The file {@code channel} opened at {@code path}; {@code beneath}: the path came from {@link BeneathPath},
+     * and a symlink put at its end since is not followed by {@link #stat}.
+     */
+    JdkOpenFile(FileChannel channel, Path path, boolean beneath) {
         this.channel = channel;
+        this.path = path;
+        this.statOptions = beneath ? new LinkOption[] {LinkOption.NOFOLLOW_LINKS} : new LinkOption[0];
+    }
+
+    /**
+     * The stat of this file: its size is the open file's own; the rest is the path's where it was found, which
+     * for a file opened beneath a directory follows no symlink put there since (it cannot lead out).
+     */
+    FileStat stat() throws IOException {
+        FileStat found = JdkStat.of(path, statOptions);
+        return new FileStat(channel.size(), found.mode(), found.lastModified(), found.blockSize());
     }
 
     /** The channel, for a user between {@link JdkOpenFiles#use} and {@link #release}. */
-    public FileChannel channel() {
+    FileChannel channel() {
         return channel;
     }
 
@@ -35,7 +57,7 @@ public final class JdkOpenFile {
     }
 
     /** A request is done with the file; the last one closes it if a close is waiting. */
-    public void release() {
+    void release() {
         boolean last;
         synchronized (this) {
             last = --users == 0 && closing;
@@ -49,7 +71,7 @@ public final class JdkOpenFile {
      * Closes the channel now if no request uses it, else once the last one is done; completes then, or with the
      * close's failure. Called once, by whoever took the file out of the table.
      */
-    public CompletionStage<Void> closeWhenUnused() {
+    CompletionStage<Void> closeWhenUnused() {
         boolean now;
         synchronized (this) {
             closing = true;

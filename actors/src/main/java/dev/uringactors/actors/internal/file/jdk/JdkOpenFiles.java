@@ -2,7 +2,7 @@ package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.file.FileHandle;
 
-import java.nio.channels.FileChannel;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,24 +16,37 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class JdkOpenFiles {
     private final ConcurrentHashMap<Long, JdkOpenFile> open = new ConcurrentHashMap<>();
     private final AtomicLong lastId = new AtomicLong();
+    /** The actor system has ended: no file is let in any more. */
+    private volatile boolean closed;
 
-    /** Records a channel an open gave; its handle sends its requests to file actor {@code ring}. */
-    FileHandle opened(FileChannel channel, Path path, boolean direct, int ring) {
+    /**
+     * Records a file an open gave; its handle sends its requests to file actor {@code ring}. Once the actor system
+     * has ended ({@link #closeAll}), an open that finishes then is closed and refused: nothing would close it.
+     */
+    FileHandle opened(JdkOpenFile file, Path path, boolean direct, int ring) throws ClosedChannelException {
         long id = lastId.incrementAndGet();
-        open.put(id, new JdkOpenFile(channel));
+        open.put(id, file);
+        // Read after the put, as closeAll sets it before it looks: either closeAll saw this file, or it is seen here.
+        if (closed) {
+            JdkOpenFile missed = open.remove(id);
+            if (missed != null) {
+                missed.closeWhenUnused();
+            }
+            throw new ClosedChannelException();
+        }
         return new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
     }
 
     /**
      * The open file of {@code file}, taken for one request, which must {@link JdkOpenFile#release} it when done;
-     * null if the file is closed or closing. (A connection's {@code WriteFile} takes it so too.)
+     * null if the file is closed or closing.
      */
-    public JdkOpenFile use(FileHandle file) {
+    JdkOpenFile use(FileHandle file) {
         JdkOpenFile f = file.fd() == FileHandle.NO_DESCRIPTOR ? open.get(file.id()) : null;
         return f != null && f.acquire() ? f : null;
     }
 
-    /** Whether {@code file} is still open. */
+    /** Whether {@code file} is still open here: opened through the JDK backend's actors, and not closed since. */
     public boolean isOpen(FileHandle file) {
         return file.fd() == FileHandle.NO_DESCRIPTOR && open.containsKey(file.id());
     }
@@ -42,12 +55,13 @@ public final class JdkOpenFiles {
      * Takes {@code file} out of the table: its open file, which the caller must now close
      * ({@link JdkOpenFile#closeWhenUnused}), or null if it was closed already.
      */
-    public JdkOpenFile closing(FileHandle file) {
+    JdkOpenFile closing(FileHandle file) {
         return file.fd() == FileHandle.NO_DESCRIPTOR ? open.remove(file.id()) : null;
     }
 
     /** The actor system has ended: every file still open is closed once its last request is done. */
     void closeAll() {
+        closed = true;
         open.keySet().forEach(id -> {
             JdkOpenFile f = open.remove(id);
             if (f != null) {

@@ -2,9 +2,11 @@ package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.ring.Opcode;
+import dev.uringactors.ring.UringException;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Map;
@@ -21,20 +23,31 @@ public final class JdkStat {
     private JdkStat() {
     }
 
-    /** The stat of the file at {@code path} (symlinks followed, as STATX does); a failure as STATX's would be. */
-    public static FileStat of(Path path) {
+    /**
+     * The stat of the file at {@code path} (symlinks followed, as STATX does, unless {@code options} says
+     * NOFOLLOW_LINKS); the JDK's failure as it is, for the caller to map ({@link JdkErrors}).
+     */
+    static FileStat of(Path path, LinkOption... options) throws IOException {
+        Map<String, Object> a = Files.readAttributes(path, "unix:mode,size,lastModifiedTime,dev", options);
+        long dev = (Long) a.get("dev");
+        Integer blockSize = BLOCK_SIZES.get(dev);
+        if (blockSize == null) {
+            blockSize = (int) Files.getFileStore(path).getBlockSize();
+            BLOCK_SIZES.put(dev, blockSize);
+        }
+        return new FileStat((Long) a.get("size"), (Integer) a.get("mode"),
+                ((FileTime) a.get("lastModifiedTime")).toInstant(), blockSize);
+    }
+
+    /**
+     * {@link FileStat#of(dev.uringactors.actors.file.FileHandle)} on the JDK backend, which has no descriptor:
+     * the stat of the file's path as it is now; a failure is the {@link UringException} STATX's would be.
+     */
+    public static FileStat ofPath(Path path) {
         try {
-            Map<String, Object> a = Files.readAttributes(path, "unix:mode,size,lastModifiedTime,dev");
-            long dev = (Long) a.get("dev");
-            Integer blockSize = BLOCK_SIZES.get(dev);
-            if (blockSize == null) {
-                blockSize = (int) Files.getFileStore(path).getBlockSize();
-                BLOCK_SIZES.put(dev, blockSize);
-            }
-            return new FileStat((Long) a.get("size"), (Integer) a.get("mode"),
-                    ((FileTime) a.get("lastModifiedTime")).toInstant(), blockSize);
+            return of(path);
         } catch (IOException e) {
-            throw (RuntimeException) JdkErrors.of(Opcode.STATX, path.toString(), e);
+            throw JdkErrors.asUring(Opcode.STATX, path.toString(), e);
         }
     }
 }

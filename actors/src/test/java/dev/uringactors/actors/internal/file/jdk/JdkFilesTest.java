@@ -40,6 +40,7 @@ import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -206,6 +207,20 @@ class JdkFilesTest {
         get(files.close(file));
     }
 
+    @Test
+    void aReaderThatThrowsAnErrorIsAnsweredWithIt() throws Exception {
+        FileHandle file = get(files.open(Files.writeString(tmp.resolve("read-with"), "read with")));
+        AssertionError bug = new AssertionError("a reader's failed assert");
+        CompletionStage<Integer> read = files.read(file, 0, 16, b -> {
+            throw bug;
+        });
+        Throwable failure = cause(read);
+        // Scala's futures box an Error answer in an ExecutionException of their own: the reader's is its cause.
+        assertSame(bug, failure instanceof ExecutionException ? failure.getCause() : failure, failure.toString());
+        assertEquals(9, (int) get(files.read(file, 0, 16, b -> b.remaining())), "the file was given back");
+        get(files.close(file));
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"}) // one probe takes the answers to every kind of request
     private static <T> ActorRef<StatusReply<T>> cast(TestProbe<StatusReply<?>> probe) {
         return (ActorRef) probe.getRef();
@@ -247,6 +262,22 @@ class JdkFilesTest {
     }
 
     @Test
+    void aFileOpenedBeneathIsStatedAsItselfNotAsASymlinkPutInItsPlaceSince() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("stated"));
+        Files.writeString(root.resolve("data"), "12345");
+        Path outside = Files.write(tmp.resolve("outside"), new byte[100]);
+        FileHandle dir = get(files.open(root));
+        FileHandle file = get(files.openBeneath(dir, Path.of("data")));
+        assertEquals(5, get(files.stat(file)).size());
+        assertTrue(get(files.stat(file)).isRegularFile());
+        Files.delete(root.resolve("data"));
+        Files.createSymbolicLink(root.resolve("data"), outside);
+        assertEquals(5, get(files.stat(file)).size(), "the open file's size, not that of the file the link names");
+        get(files.close(file));
+        get(files.close(dir));
+    }
+
+    @Test
     void theJdksFailuresAreTheRingsErrnos() throws Exception {
         Path readOnly = Files.writeString(tmp.resolve("read-only"), "r");
         FileHandle file = get(files.open(readOnly));
@@ -256,7 +287,7 @@ class JdkFilesTest {
         assertEquals("WRITE " + readOnly, write.operation());
         get(files.close(file));
         FileHandle dir = get(files.open(tmp));
-        assertEquals(21, errnoOf(files.read(dir, 0, 10)), "EISDIR");
+        assertEquals(Errno.EISDIR, errnoOf(files.read(dir, 0, 10)));
         get(files.close(dir));
         assertEquals(Errno.EEXIST, errnoOf(files.open(readOnly, StandardOpenOption.WRITE,
                 StandardOpenOption.CREATE_NEW)));
