@@ -3,6 +3,7 @@ package dev.uringactors.actors.internal.issue;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
+import scala.util.control.NonFatal;
 
 /**
  * A single-shot request that answers its {@code replyTo} exactly once: with the result, with the typed failure
@@ -51,7 +52,10 @@ public abstract class ReplyOp<T> extends RingOp {
     private StatusReply<T> success(int res) {
         try {
             return StatusReply.success(result(res));
-        } catch (RuntimeException e) { // a reader of the caller's (ReadWith) that failed, say
+        } catch (RuntimeException | Error e) { // a reader of the caller's (ReadWith) that failed, say, or asserted
+            if (!NonFatal.apply(e)) {
+                throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the request's
+            }
             return StatusReply.error(e);
         }
     }

@@ -19,11 +19,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 
 import static dev.uringactors.actors.TestRings.assertFailsWith;
 import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Reads lent to a reader instead of copied: the reader sees exactly the bytes read, and nothing it does leaks. */
 @Tag("both-backends")
@@ -64,12 +67,21 @@ class ReadWithTest {
     }
 
     @Test
-    void theViewIsReadOnlyAndAReaderThatThrowsAnswersWithItsException() throws Exception {
+    void theViewIsReadOnlyAndAReaderThatThrowsOrAssertsAnswersWithIt() throws Exception {
         FileHandle file = get(files.open(Files.write(dir.resolve("small"), new byte[] {1, 2, 3})));
         assertFailsWith(ReadOnlyBufferException.class, files.read(file, 0, 3, view -> view.put((byte) 9)));
         assertFailsWith(IllegalStateException.class, files.read(file, 0, 3, view -> {
             throw new IllegalStateException("a reader's bug");
         }));
+        ExecutionException asserted = assertThrows(ExecutionException.class, () -> get(files.read(file, 0, 3,
+                view -> {
+                    throw new AssertionError("a reader's failed assert");
+                })));
+        Throwable cause = asserted;
+        while (cause.getCause() != null && !(cause instanceof AssertionError)) {
+            cause = cause.getCause(); // Scala's futures box an Error in an ExecutionException of their own
+        }
+        assertInstanceOf(AssertionError.class, cause, asserted.toString());
         assertEquals(3, get(files.read(file, 0, 3, ByteBuffer::remaining)), "the ring serves on");
         if (Rings.get(kit.system()).backend() == Backend.IO_URING) { // only a ring has counters
             assertEquals(0, get(Rings.get(kit.system()).stats(file.ring())).requestsInFlight(),
