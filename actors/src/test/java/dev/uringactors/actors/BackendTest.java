@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.lang.management.ManagementFactory;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -58,6 +59,10 @@ class BackendTest {
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> Rings.get(kit.system()).loop(0));
             assertTrue(e.getMessage().contains("uring.backend = jdk"), e.getMessage());
+            CompletableFuture<?> oneRing = uring.stats(0).toCompletableFuture(); // fails, does not throw
+            ExecutionException failed = assertThrows(ExecutionException.class, oneRing::get);
+            assertTrue(failed.getCause() instanceof IllegalStateException, failed.getCause().toString());
+            assertEquals(e.getMessage(), failed.getCause().getMessage());
             Set<ObjectName> beans = SERVER.queryNames(new ObjectName("dev.uringactors:system=\"backend-jdk-*\",*"),
                     null);
             assertEquals(1, beans.size(), "the Backend bean only: " + beans);

@@ -48,6 +48,17 @@ class RouteDispatcherTest {
     @Test
     void whileFourRoutesBlockOnTheirDispatcherEveryOtherConnectionIsServedAtOnce() throws Exception {
         start("");
+        fourBlockingRoutesHoldUpNoOtherConnection();
+    }
+
+    /** With HTTP/2 on, HTTP/1.1 clients (the h2c-capable stack) get their routes off the ring as well. */
+    @Test
+    void withHttp2OnHttp11RoutesRunOnTheirDispatcherToo() throws Exception {
+        start("pekko.http.server.enable-http2 = on");
+        fourBlockingRoutesHoldUpNoOtherConnection();
+    }
+
+    private void fourBlockingRoutesHoldUpNoOtherConnection() throws Exception {
         CountDownLatch blocking = new CountDownLatch(4);
         ServerBinding binding = UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
                 .withRouteDispatcher("blocking-routes")

@@ -259,7 +259,7 @@ public final class ServerStack {
                             .anyMatch(protocol -> protocol.name().equalsIgnoreCase("h2c")))
                     .orElse(false);
             if (!h2c) {
-                return handler.apply(request);
+                return handled(request);
             }
             List<Try<scala.collection.immutable.Seq<FrameEvent.Setting>>> settingsHeaders = new ArrayList<>();
             for (org.apache.pekko.http.javadsl.model.HttpHeader header : request.getHeaders()) {
@@ -271,16 +271,24 @@ public final class ServerStack {
             if (settingsHeaders.size() != 1) {
                 log.debug("h2c upgrade with {} HTTP2-Settings headers, not one: answered as HTTP/1.1",
                         settingsHeaders.size());
-                return handler.apply(request);
+                return handled(request);
             }
             Try<scala.collection.immutable.Seq<FrameEvent.Setting>> clientSettings = settingsHeaders.get(0);
             if (clientSettings.isFailure()) {
                 log.warning("h2c upgrade with an HTTP2-Settings header that does not parse ({}): answered as HTTP/1.1",
                         clientSettings.failed().get().getMessage());
-                return handler.apply(request);
+                return handled(request);
             }
             log.debug("h2c upgrade from HTTP/1.1 to HTTP/2");
             return Future.successful(switchToHttp2(request, clientSettings.get()));
+        }
+
+        /**
+         * The handler's answer, the call made on {@code handlerContext} as the HTTP/2 streams make theirs (not on
+         * the ring thread that runs the connection), a throw becoming a failed answer.
+         */
+        private Future<HttpResponse> handled(HttpRequest request) {
+            return Future.unit().flatMap(unit -> handler.apply(request), handlerContext);
         }
 
         /** 101 Switching Protocols, carrying the HTTP/2 stack that takes the connection over. */

@@ -164,8 +164,12 @@ public final class Rings implements Extension {
 
     private void requireRings() {
         if (backend.backend() == Backend.JDK) {
-            throw new IllegalStateException("no ring runs under the JDK backend (" + backend.reason() + ")");
+            throw noRings();
         }
+    }
+
+    private IllegalStateException noRings() {
+        return new IllegalStateException("no ring runs under the JDK backend (" + backend.reason() + ")");
     }
 
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
@@ -182,8 +186,11 @@ public final class Rings implements Extension {
         return dispatcherIds.get(i);
     }
 
-    /** Ring {@code i}'s counters, taken on its thread. */
+    /** Ring {@code i}'s counters, taken on its thread; under the JDK backend a stage failed as {@link #loop} fails. */
     public CompletionStage<RingLoopStats> stats(int i) {
+        if (backend.backend() == Backend.JDK) {
+            return CompletableFuture.failedStage(noRings());
+        }
         return AskPattern.ask(supervisor(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
     }
 

@@ -116,12 +116,15 @@ public final class TcpListener {
             if (state.starts++ > 0) {
                 state.restarts.increment();
             }
-            if (!loop.issuer().isOpen()) {
-                return Behaviors.stopped(); // restarted after its ring closed for good
-            }
             TcpListener l = new TcpListener(ctx, timers, loop, spread, tcp, listenFd, handler, pullMode, state);
             // Children survive a restart: watch them again, or their ends would not be seen.
             ctx.getChildren().forEach(ctx::watch);
+            if (!loop.issuer().isOpen()) {
+                // Restarted after its ring closed for good, whose RingClosed no incarnation heard: its connections
+                // on other rings live on, and it waits for them.
+                l.endWithRing();
+                return ctx.getChildren().isEmpty() ? Behaviors.stopped() : l.listening();
+            }
             loop.subscribe(l.ringEvents);
             l.arm();
             return l.listening();
@@ -233,11 +236,15 @@ public final class TcpListener {
 
     /** The accept ended with the ring; its connections on other rings go on, and the listener waits for them. */
     private Behavior<ListenerCommand> ringClosed() {
+        endWithRing();
+        return stopWhenDone();
+    }
+
+    private void endWithRing() {
         spread.ringClosed(loop.index());
         ringClosed = true;
         accept = null;
         closeHeld();
-        return stopWhenDone();
     }
 
     private Behavior<ListenerCommand> acceptEnded(AcceptEnded ended) {

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -53,6 +55,7 @@ public final class TcpListenerGroup {
     static volatile UnaryOperator<Behavior<ListenerCommand>> wrapListener = UnaryOperator.identity();
 
     private final ActorContext<ListenerCommand> ctx;
+    private final Rings rings;
     private final ActorRef<Event> handler;
     /** The listeners still accepting, each with the index of its socket in {@link #fds}. */
     private final Map<ActorRef<ListenerCommand>, Integer> listening = new LinkedHashMap<>();
@@ -67,9 +70,13 @@ public final class TcpListenerGroup {
     private int answersDue;
     /** No ring accepts any more and Unbound was sent: a later Unbind is answered at once. */
     private boolean over;
+    /** Per ring: marks it closed in the spread when it closes, before its listener hears of it. */
+    private final List<Consumer<RingEvent>> ringEnds = new ArrayList<>();
 
-    private TcpListenerGroup(ActorContext<ListenerCommand> ctx, ActorRef<Event> handler, List<Integer> fds) {
+    private TcpListenerGroup(ActorContext<ListenerCommand> ctx, Rings rings, ActorRef<Event> handler,
+                             List<Integer> fds) {
         this.ctx = ctx;
+        this.rings = rings;
         this.handler = handler;
         this.fds = List.copyOf(fds);
         this.closed = new boolean[fds.size()];
@@ -82,10 +89,17 @@ public final class TcpListenerGroup {
     static Behavior<ListenerCommand> create(Rings rings, UringSettings.Tcp tcp, List<Integer> fds,
                                             ActorRef<Event> handler, boolean pullMode) {
         return Behaviors.setup(ctx -> {
-            TcpListenerGroup group = new TcpListenerGroup(ctx, handler, fds);
+            TcpListenerGroup group = new TcpListenerGroup(ctx, rings, handler, fds);
             Duration minBackoff = tcp.acceptBackoff();
             ConnectionSpread spread = new ConnectionSpread(rings, fds.size() == 1);
             for (int i = 0; i < rings.count(); i++) {
+                // On the ring's thread as it closes: the other listeners deal it nothing from then on, not only
+                // once its own listener has taken RingClosed from its mailbox. (A ring closed before this
+                // subscription is marked by its listener, which finds it closed.)
+                int ring = i;
+                Consumer<RingEvent> ended = RingEvent.whenClosed(closed -> spread.ringClosed(ring));
+                rings.loop(i).subscribe(ended);
+                group.ringEnds.add(ended);
                 AcceptState state = new AcceptState(tcp.accept() == UringSettings.AcceptMode.MULTISHOT);
                 int socket = fds.size() == 1 ? 0 : i;
                 Behavior<ListenerCommand> listener = Behaviors.supervise(wrapListener.apply(TcpListener.create(
@@ -118,8 +132,11 @@ public final class TcpListenerGroup {
                     return ringUnbound(r.listener());
                 })
                 .onSignal(Terminated.class, this::listenerStopped)
-                .onSignal(PostStop.class, s -> { // stopped without an unbind: the system shutting down
-                    closeSockets();
+                .onSignal(PostStop.class, s -> {
+                    for (int i = 0; i < ringEnds.size(); i++) {
+                        rings.loop(i).unsubscribe(ringEnds.get(i));
+                    }
+                    closeSockets(); // closed already after an unbind; else the system is shutting down
                     return Behaviors.same();
                 })
                 .build();

@@ -4,7 +4,13 @@ import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.stream.UringTcp;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.BehaviorInterceptor;
+import org.apache.pekko.actor.typed.TypedActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
@@ -22,8 +28,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -113,8 +122,71 @@ class ListenerSpreadTest {
         assertEquals(socketsBeforeBind, OpenFds.awaitAtMost(socketsBeforeBind, OpenFds::sockets), "sockets left open");
     }
 
+    /**
+     * Ring 0 closes for good while its listener has not yet taken RingClosed from its mailbox (the test holds it
+     * back): ring 1's listener deals it nothing all the same, for the bind heard of the ring's end as it happened.
+     */
+    @Test
+    void aRingThatHasJustClosedIsDealtNothingBeforeItsListenerHeardOfIt() throws Exception {
+        CountDownLatch told = new CountDownLatch(1);
+        Set<ActorRef<ListenerCommand>> held = ConcurrentHashMap.newKeySet();
+        TcpListenerGroup.wrapListener = listener -> holdingRingClosed(listener, told, held);
+        try {
+            bind("shared, supervision { max-restarts = 0, within = 1m }");
+        } finally {
+            TcpListenerGroup.wrapListener = UnaryOperator.identity();
+        }
+        TestRings.fault(kit.system(), 0, "injected");
+        assertTrue(told.await(10, TimeUnit.SECONDS), "ring 0's listener was told of the end");
+        for (int i = 0; i < BURST / 4; i++) {
+            clients.add(connect());
+        }
+        awaitAccepted(BURST / 4);
+        assertTrue(ringOfClient.values().stream().allMatch(r -> r == 1), "all on ring 1: " + ringOfClient.values());
+        held.forEach(l -> l.tell(TcpListener.RingClosed.INSTANCE));
+        for (Socket c : clients) {
+            c.close();
+        }
+        TestRings.get(binding.unbind());
+        assertEquals(socketsBeforeBind, OpenFds.awaitAtMost(socketsBeforeBind, OpenFds::sockets), "sockets left open");
+    }
+
+    /**
+     * {@code listener}, but the first RingClosed it gets is held back: {@code told} counts down, and the listener
+     * goes into {@code held} to be told again.
+     */
+    private static Behavior<ListenerCommand> holdingRingClosed(Behavior<ListenerCommand> listener,
+                                                               CountDownLatch told,
+                                                               Set<ActorRef<ListenerCommand>> held) {
+        return Behaviors.intercept(() -> new BehaviorInterceptor<ListenerCommand, ListenerCommand>(
+                ListenerCommand.class) {
+            @Override
+            public Behavior<ListenerCommand> aroundReceive(TypedActorContext<ListenerCommand> ctx,
+                                                           ListenerCommand message,
+                                                           ReceiveTarget<ListenerCommand> target) {
+                if (message == TcpListener.RingClosed.INSTANCE && held.add(ctx.asJava().getSelf())) {
+                    told.countDown();
+                    return Behaviors.same();
+                }
+                return target.apply(ctx, message);
+            }
+        }, listener);
+    }
+
     /** Binds an echo server with {@code listener}, connects {@link #BURST} clients at once; the count per ring. */
     private int[] burst(String listener) throws Exception {
+        bind(listener);
+        for (int i = 0; i < BURST; i++) {
+            clients.add(connect());
+        }
+        awaitAccepted(BURST);
+        int[] perRing = new int[RINGS];
+        ringOfClient.values().forEach(r -> perRing[r]++);
+        return perRing;
+    }
+
+    /** Binds an echo server with {@code listener} on {@link #RINGS} rings, noting each connection's ring. */
+    private void bind(String listener) throws Exception {
         kit = TestRings.kit("uring { rings = " + RINGS + ", tcp.listener = " + listener + " }");
         Materializer mat = Materializer.matFromSystem(kit.system());
         socketsBeforeBind = OpenFds.sockets();
@@ -125,13 +197,6 @@ class ListenerSpreadTest {
                     c.handleWith(Flow.<ByteString>create(), mat);
                 }))
                 .run(mat));
-        for (int i = 0; i < BURST; i++) {
-            clients.add(connect());
-        }
-        awaitAccepted(BURST);
-        int[] perRing = new int[RINGS];
-        ringOfClient.values().forEach(r -> perRing[r]++);
-        return perRing;
     }
 
     private void awaitAccepted(int count) {
