@@ -30,7 +30,7 @@ final class PekkoTcp {
             UringExtension uring, String host, int port, int backlog, Iterable<Inet.SocketOption> options,
             boolean halfClose, Optional<Duration> idleTimeout) {
         UringSettings.Tcp tcp = uring.settings().tcp();
-        return Tcp.get(system).bind(host, port, backlog > 0 ? backlog : tcp.backlog(), PekkoOptions.of(tcp, options),
+        return Tcp.get(system).bind(host, port, tcp.backlogOr(backlog), PekkoOptions.of(tcp, options),
                         halfClose, idleTimeout.or(() -> Optional.ofNullable(tcp.idleTimeout())))
                 .map(c -> new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(), c.flow(),
                         uring.nextRing(), null))

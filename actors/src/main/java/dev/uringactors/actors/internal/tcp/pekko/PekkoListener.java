@@ -49,7 +49,7 @@ final class PekkoListener extends AbstractActor {
             getContext().stop(getSelf());
             return;
         }
-        int backlog = bind.backlog() > 0 ? bind.backlog() : tcp.backlog();
+        int backlog = tcp.backlogOr(bind.backlog());
         Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
                 PekkoOptions.of(tcp, bind.options().socketOptions()), bind.pullMode()), getSelf());
     }
