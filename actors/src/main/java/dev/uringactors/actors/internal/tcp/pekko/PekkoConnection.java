@@ -1,7 +1,9 @@
 package dev.uringactors.actors.internal.tcp.pekko;
 
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.file.jdk.JdkFiles;
 import dev.uringactors.actors.internal.tcp.TcpConnection;
+import dev.uringactors.actors.internal.tcp.WriteRequests;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
@@ -33,7 +35,7 @@ import java.util.List;
  * {@link TcpProtocol}, translating both ways, so that a handler gets the same events in the same order as on a
  * ring. Where the protocols differ, this actor makes up the difference: writes queue here (Pekko takes one at a
  * time) up to {@code uring.tcp.max-write-queue}, and consecutive ones go to Pekko as one; a {@link WriteFile}
- * goes a {@code uring.tcp.file-chunk} at a time, read through {@link UringFiles}; the peer's end of stream
+ * goes a {@code uring.tcp.file-chunk} (at most {@code uring.buffers.max-io-size}) at a time, read through {@link UringFiles}; the peer's end of stream
  * without keep-open sends what is queued, then closes; the register and idle timeouts of {@code uring.tcp} are
  * kept here. Pekko's connection is always registered keeping the connection open on the peer's close, so that
  * what is queued here still goes out.
@@ -57,6 +59,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
     /** What Pekko said of the accepted connection, or null for an outgoing one. */
     private final Tcp.Connected accepted;
     private final int ring;
+    /** {@code uring.buffers.max-io-size}: the most a file piece read takes at once, as the file backend allows. */
+    private final int maxIoSize;
     private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
     private ActorRef pekko;
     private org.apache.pekko.actor.typed.ActorRef<Event> handler;
@@ -76,25 +80,27 @@ final class PekkoConnection extends AbstractActorWithTimers {
     private long lastActivity = System.nanoTime();
 
     private PekkoConnection(org.apache.pekko.actor.typed.ActorRef<Event> owner, TcpProtocol.Connect connect,
-                            Tcp.Connected accepted, ActorRef pekko, int ring, UringSettings.Tcp tcp) {
+                            Tcp.Connected accepted, ActorRef pekko, int ring, UringSettings.Tcp tcp, int maxIoSize) {
         this.owner = owner;
         this.connect = connect;
         this.accepted = accepted;
         this.pekko = pekko;
         this.ring = ring;
         this.tcp = tcp;
+        this.maxIoSize = maxIoSize;
     }
 
     /** A connection Pekko accepted ({@code pekko} is its connection actor), announced to {@code owner}. */
     static Props accepted(org.apache.pekko.actor.typed.ActorRef<Event> owner, ActorRef pekko, Tcp.Connected accepted,
-                          int ring, UringSettings.Tcp tcp) {
-        return Props.create(PekkoConnection.class, () -> new PekkoConnection(owner, null, accepted, pekko, ring, tcp));
+                          int ring, UringSettings.Tcp tcp, int maxIoSize) {
+        return Props.create(PekkoConnection.class,
+                () -> new PekkoConnection(owner, null, accepted, pekko, ring, tcp, maxIoSize));
     }
 
     /** A connection to open, for {@code connect}. */
-    static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp) {
+    static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp, int maxIoSize) {
         return Props.create(PekkoConnection.class,
-                () -> new PekkoConnection(connect.handler(), connect, null, null, ring, tcp));
+                () -> new PekkoConnection(connect.handler(), connect, null, null, ring, tcp, maxIoSize));
     }
 
     @Override
@@ -189,12 +195,12 @@ final class PekkoConnection extends AbstractActorWithTimers {
             handler().tell(new CommandFailed(w, refused));
             return;
         }
-        if (w instanceof WriteFile file && file.count() == 0) {
-            giveBackFile(w);
-            w = new Write(file.header(), file.ack()); // only its header is left to send
+        WriteCommand queued = WriteRequests.headerOnly(w);
+        if (queued != w) {
+            giveBackFile(w); // only its header is left to send
         }
-        pendingBytes += inMemory(w);
-        queue.add(w);
+        pendingBytes += WriteRequests.inMemory(queued);
+        queue.add(queued);
         sendNext();
     }
 
@@ -203,22 +209,13 @@ final class PekkoConnection extends AbstractActorWithTimers {
         if (closeAfterWrites != null || endEvent != null) {
             return new IllegalStateException("the connection is closing");
         }
-        if (w instanceof WriteFile file && (file.position() < 0 || file.count() < 0 || file.file().direct()
-                || file.file().registered())) {
-            return new IllegalArgumentException("WriteFile of " + file.count() + " bytes at " + file.position()
-                    + " of " + file.file().path() + ": the position and count must not be negative, and the file "
-                    + "not opened with O_DIRECT or REGISTERED");
+        Exception refused = w instanceof WriteFile file ? WriteRequests.fileRefusal(file,
+                JdkFiles.get(Adapter.toTyped(getContext().getSystem())).openFiles()::isOpen) : null;
+        if (refused != null) {
+            return refused;
         }
-        if ((sending || !queue.isEmpty()) && pendingBytes + inMemory(w) > tcp.maxWriteQueue()) {
-            return new IllegalStateException("write queue full: " + pendingBytes + " bytes wait to be sent "
-                    + "(uring.tcp.max-write-queue = " + tcp.maxWriteQueue() + "); wait for acknowledgements before "
-                    + "writing more");
-        }
-        return null;
-    }
-
-    private static long inMemory(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
+        return WriteRequests.overflows(sending || !queue.isEmpty(), pendingBytes, w, tcp)
+                ? WriteRequests.queueFull(pendingBytes, tcp) : null;
     }
 
     /** Hands Pekko the next batch of writes, or the head file's next piece; or closes once all is sent. */
@@ -252,7 +249,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
     }
 
     private void readPiece(WriteFile file) {
-        int length = (int) Math.min(tcp.fileChunk(), file.count() - fileSent);
+        int length = (int) Math.min(Math.min(tcp.fileChunk(), maxIoSize), file.count() - fileSent);
         ActorRef self = getSelf();
         UringFiles.get(Adapter.toTyped(getContext().getSystem())).read(file.file(), file.position() + fileSent, length)
                 .whenComplete((data, failure) -> self.tell(new FileRead(data, failure), ActorRef.noSender()));

@@ -68,7 +68,7 @@ final class PekkoListener extends AbstractActor {
                 .match(Tcp.Connected.class, c -> {
                     accepted++;
                     getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
-                            rings.nextRing(), tcp)));
+                            rings.nextRing(), tcp, rings.settings().maxIoSize())));
                 })
                 .match(TcpProtocol.ResumeAccepting.class,
                         r -> pekkoListener.tell(TcpMessage.resumeAccepting(r.batchSize()), getSelf()))

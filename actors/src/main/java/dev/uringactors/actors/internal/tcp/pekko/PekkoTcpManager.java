@@ -30,7 +30,7 @@ public final class PekkoTcpManager {
                     return Behaviors.same();
                 })
                 .onMessage(Connect.class, c -> {
-                    Adapter.actorOf(ctx, PekkoConnection.outgoing(c, rings.nextRing(), defaults));
+                    Adapter.actorOf(ctx, PekkoConnection.outgoing(c, rings.nextRing(), defaults, rings.settings().maxIoSize()));
                     return Behaviors.same();
                 })
                 .build());
