@@ -18,7 +18,6 @@ import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.EOFException;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.function.Consumer;
@@ -126,12 +125,8 @@ final class PendingWrites {
     /** The head WriteFile's file could not give the bytes promised: why, for its CommandFailed. */
     Exception unreadable(int res) {
         WriteFile head = head();
-        String path = head.file().path().toString();
-        long fileSent = Math.max(0, headSent - head.header().size());
-        return res == 0
-                ? new EOFException(path + ": the file ended at byte " + (head.position() + fileSent) + ", short of "
-                        + "the " + head.count() + " bytes from " + head.position() + " that were to be sent")
-                : UringException.ofResult(Opcode.READ, res, path, 0);
+        return res == 0 ? WriteRequests.fileEnded(head, Math.max(0, headSent - head.header().size()))
+                : UringException.ofResult(Opcode.READ, res, head.file().path().toString(), 0);
     }
 
     /** The head write, a WriteFile whose file was unreadable. */

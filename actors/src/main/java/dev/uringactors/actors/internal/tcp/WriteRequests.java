@@ -6,6 +6,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
 
+import java.io.EOFException;
 import java.nio.channels.ClosedChannelException;
 import java.util.function.Predicate;
 
@@ -61,5 +62,11 @@ public final class WriteRequests {
     /** The bytes of {@code w} held in memory: a Write's data, a WriteFile's header (its file part is not). */
     public static long inMemory(WriteCommand w) {
         return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
+    }
+
+    /** Why {@code file} failed when its file ended after {@code fileSent} of its bytes, short of its count. */
+    public static EOFException fileEnded(WriteFile file, long fileSent) {
+        return new EOFException(file.file().path() + ": the file ended at byte " + (file.position() + fileSent)
+                + ", short of the " + file.count() + " bytes from " + file.position() + " that were to be sent");
     }
 }

@@ -25,7 +25,6 @@ import org.apache.pekko.io.TcpMessage;
 import org.apache.pekko.util.ByteString;
 import scala.concurrent.duration.FiniteDuration;
 
-import java.io.EOFException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -328,9 +327,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
             return;
         }
         if (read.failure() != null || read.data().isEmpty()) {
-            Throwable cause = read.failure() != null ? read.failure() : new EOFException(file.file().path()
-                    + " ended after " + (file.position() + fileSent) + " bytes, before the " + file.count()
-                    + " bytes from " + file.position() + " that were to be sent");
+            Throwable cause = read.failure() != null ? read.failure() : WriteRequests.fileEnded(file, fileSent);
             handler().tell(new CommandFailed(file, cause));
             endWith(new TcpProtocol.ErrorClosed(cause.toString()));
             return;
