@@ -431,6 +431,8 @@ class TcpProtocolTest {
             client.getOutputStream().write("pulled".getBytes(StandardCharsets.US_ASCII));
             assertEquals("pulled", handler.expectMessageClass(Received.class).data().utf8String(),
                     "pull mode limits accepts, not reads");
+            client.getOutputStream().write("again".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("again", handler.expectMessageClass(Received.class).data().utf8String());
             c.connection().tell(CloseCommand.ABORT);
             handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
         }

@@ -196,6 +196,9 @@ final class PekkoConnection extends AbstractActorWithTimers {
             held.add(r.data());
         } else {
             handler.tell(new TcpProtocol.Received(r.data()));
+            if (pullMode) { // Pekko reads a pull-mode connection one Received at a time; a ring reads on
+                pekko.tell(TcpMessage.resumeReading(), getSelf());
+            }
         }
     }
 
