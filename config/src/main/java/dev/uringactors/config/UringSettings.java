@@ -163,6 +163,11 @@ public record UringSettings(
             return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
                     zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, spliceThreshold);
         }
+
+        /** A bind's backlog: {@code requested} when it asks for one (above 0), else {@code uring.tcp.backlog}. */
+        public int backlogOr(int requested) {
+            return requested > 0 ? requested : backlog;
+        }
     }
 
     /** Reads {@code uring} from a whole configuration (an actor system's, or {@code ConfigFactory.load()}). */

@@ -173,6 +173,14 @@ class UringSettingsTest {
     }
 
     @Test
+    void aBindsBacklogIsItsOwnWhenItAsksForOneElseTheSettings() {
+        UringSettings.Tcp tcp = settings("uring.tcp.backlog = 77").tcp();
+        assertEquals(5, tcp.backlogOr(5));
+        assertEquals(77, tcp.backlogOr(0));
+        assertEquals(77, tcp.backlogOr(-1));
+    }
+
+    @Test
     void backendTakesEachDocumentedWord() {
         assertEquals(UringSettings.BackendMode.IO_URING, settings("uring.backend = io-uring").backend());
         assertEquals(UringSettings.BackendMode.JDK, settings("uring.backend = jdk").backend());

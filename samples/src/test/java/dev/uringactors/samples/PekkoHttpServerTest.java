@@ -89,7 +89,6 @@ class PekkoHttpServerTest {
 
     @ParameterizedTest
     @EnumSource(PekkoHttpServer.Transport.class)
-    @Tag("io-uring-only") // for now: its files are read through UringFiles, whose JDK backend is merged separately
     void aFileDownloadIsIntactAndNothingOutsideTheRootIsServed(PekkoHttpServer.Transport t) throws Exception {
         HttpResponse<byte[]> file = client.send(HttpRequest.newBuilder(uri(t, "/files/data.bin"))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());

@@ -6,6 +6,7 @@ import dev.uringactors.config.UringSettings;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.io.Inet;
 import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
@@ -14,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
@@ -30,7 +32,7 @@ final class PekkoTcp {
             UringExtension uring, String host, int port, int backlog, Iterable<Inet.SocketOption> options,
             boolean halfClose, Optional<Duration> idleTimeout) {
         UringSettings.Tcp tcp = uring.settings().tcp();
-        return Tcp.get(system).bind(host, port, backlog > 0 ? backlog : tcp.backlog(), PekkoOptions.of(tcp, options),
+        return Tcp.get(system).bind(host, port, tcp.backlogOr(backlog), PekkoOptions.of(tcp, options),
                         halfClose, idleTimeout.or(() -> Optional.ofNullable(tcp.idleTimeout())))
                 .map(c -> new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(), c.flow(),
                         uring.nextRing(), null))
@@ -42,6 +44,11 @@ final class PekkoTcp {
     static Flow<ByteString, ByteString, CompletionStage<UringTcp.OutgoingConnection>> outgoingConnection(
             ActorSystem<?> system, UringExtension uring, InetSocketAddress remoteAddress, boolean halfClose) {
         UringSettings.Tcp tcp = uring.settings().tcp();
+        if (remoteAddress.isUnresolved()) { // as on a ring: no name lookup here
+            IllegalArgumentException refused = PekkoOptions.unresolved(remoteAddress);
+            return Flow.fromSinkAndSourceMat(Sink.<ByteString>cancelled(), Source.<ByteString>failed(refused),
+                    (in, out) -> CompletableFuture.failedFuture(refused));
+        }
         return Tcp.get(system).outgoingConnection(remoteAddress, Optional.empty(), PekkoOptions.of(tcp, List.of()),
                         halfClose, Optional.empty(), Optional.ofNullable(tcp.idleTimeout()))
                 .mapMaterializedValue(connected -> ringLike(connected, "connect " + remoteAddress).thenApply(c ->

@@ -190,4 +190,15 @@ class UringTcpStreamsTest {
         assertEquals(Errno.ECONNREFUSED, assertInstanceOf(UringException.class, e.getCause()).errno());
         assertThrows(ExecutionException.class, () -> await(result.second()));
     }
+
+    @Test
+    void anUnresolvedAddressIsRefusedWithoutALookup() {
+        var address = java.net.InetSocketAddress.createUnresolved("peer.invalid", 80);
+        var result = Source.single(ByteString.fromString("x"))
+                .viaMat(tcp().outgoingConnection(address, true), Keep.right())
+                .toMat(Sink.ignore(), Keep.both()).run(testKit.system());
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(result.first()));
+        assertInstanceOf(IllegalArgumentException.class, e.getCause());
+        assertThrows(ExecutionException.class, () -> await(result.second()));
+    }
 }

@@ -18,8 +18,6 @@ import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.EOFException;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.function.Consumer;
@@ -66,32 +64,25 @@ final class PendingWrites {
      * refusal for a full queue is counted on the ring); null when it can.
      */
     Exception refusal(WriteCommand w) {
-        if (w instanceof WriteFile file && !openFiles().isOpen(file.file())) {
-            return new ClosedChannelException(); // its fd is not ours to use
+        Exception refused = w instanceof WriteFile file ? WriteRequests.fileRefusal(file, openFiles()::isOpen) : null;
+        if (refused != null) {
+            return refused;
         }
-        if (w instanceof WriteFile file && (file.position() < 0 || file.count() < 0 || file.file().direct()
-                || file.file().registered())) {
-            return new IllegalArgumentException("WriteFile of " + file.count() + " bytes at " + file.position()
-                    + " of " + file.file().path() + ": the position and count must not be negative, and the file "
-                    + "not opened with O_DIRECT or REGISTERED");
-        }
-        if (!queue.isEmpty() && bytesInMemory + inMemory(w) > tcp.maxWriteQueue()) {
+        if (WriteRequests.overflows(!queue.isEmpty(), bytesInMemory, w, tcp)) {
             TcpRing.of(loop).counters().writeRefused();
-            return new IllegalStateException("write queue full: " + bytesInMemory + " bytes wait to be sent "
-                    + "(uring.tcp.max-write-queue = " + tcp.maxWriteQueue() + "); wait for acknowledgements before "
-                    + "writing more");
+            return WriteRequests.queueFull(bytesInMemory, tcp);
         }
         return null;
     }
 
     /** Queues {@code w}, taken, and sends its first piece if nothing is in flight. */
     void add(WriteCommand w) {
-        if (w instanceof WriteFile file && file.count() == 0) {
-            giveBackFile(w);
-            w = new Write(file.header(), file.ack()); // only its header is left to send
+        WriteCommand queued = WriteRequests.headerOnly(w);
+        if (queued != w) {
+            giveBackFile(w); // only its header is left to send
         }
-        bytesInMemory += inMemory(w);
-        queue.add(w);
+        bytesInMemory += WriteRequests.inMemory(queued);
+        queue.add(queued);
         if (inFlight == null) {
             sendNextPiece();
         }
@@ -122,7 +113,7 @@ final class PendingWrites {
         while (!queue.isEmpty() && headSent >= queue.peek().byteCount()) {
             WriteCommand head = queue.poll();
             headSent -= head.byteCount();
-            bytesInMemory -= inMemory(head);
+            bytesInMemory -= WriteRequests.inMemory(head);
             giveBackFile(head);
             written.accept(head);
         }
@@ -134,12 +125,8 @@ final class PendingWrites {
     /** The head WriteFile's file could not give the bytes promised: why, for its CommandFailed. */
     Exception unreadable(int res) {
         WriteFile head = head();
-        String path = head.file().path().toString();
-        long fileSent = Math.max(0, headSent - head.header().size());
-        return res == 0
-                ? new EOFException(path + ": the file ended at byte " + (head.position() + fileSent) + ", short of "
-                        + "the " + head.count() + " bytes from " + head.position() + " that were to be sent")
-                : UringException.ofResult(Opcode.READ, res, path, 0);
+        return res == 0 ? WriteRequests.fileEnded(head, Math.max(0, headSent - head.header().size()))
+                : UringException.ofResult(Opcode.READ, res, head.file().path().toString(), 0);
     }
 
     /** The head write, a WriteFile whose file was unreadable. */
@@ -196,10 +183,6 @@ final class PendingWrites {
             openFiles = FileRings.get(system).openFiles();
         }
         return openFiles;
-    }
-
-    private static long inMemory(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
     }
 
     private void sendNextPiece() {

@@ -67,7 +67,7 @@ public final class TcpManager implements Extension {
     private static void bind(ActorContext<ManagerCommand> ctx, Rings rings, UringSettings.Tcp defaults,
                              Bind b) {
         UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout).orElse(defaults);
-        int backlog = b.backlog() > 0 ? b.backlog() : tcp.backlog();
+        int backlog = tcp.backlogOr(b.backlog());
         boolean reusePort = tcp.listener() == UringSettings.ListenerMode.REUSE_PORT;
         List<Integer> fds = new ArrayList<>();
         InetSocketAddress bound;

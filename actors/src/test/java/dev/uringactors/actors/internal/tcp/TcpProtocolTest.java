@@ -42,8 +42,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -58,7 +61,9 @@ class TcpProtocolTest {
 
     @JUnit5TestKit
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
-            "uring { rings = 2, tcp { max-write-queue = 64 KiB, idle-timeout = infinite, register-timeout = 1s } }"))
+            "uring { rings = 2, tcp { max-write-queue = 64 KiB, idle-timeout = infinite, register-timeout = 1s } }\n"
+            // Shorter than ours: under the JDK backend only uring.tcp.register-timeout may govern a connection.
+            + "pekko.io.tcp.register-timeout = 300ms"))
             .build();
 
     private TestProbe<Event> probe() {
@@ -413,5 +418,101 @@ class TcpProtocolTest {
         }
         bound.listener().tell(new Unbind(bindHandler.getRef()));
         bindHandler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void aPullModeBindsConnectionsReceiveData() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, true);
+        try (Socket client = connect(bound)) {
+            bound.listener().tell(new ResumeAccepting(1));
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            client.getOutputStream().write("pulled".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("pulled", handler.expectMessageClass(Received.class).data().utf8String(),
+                    "pull mode limits accepts, not reads");
+            client.getOutputStream().write("again".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("again", handler.expectMessageClass(Received.class).data().utf8String());
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void aHandlerMayRegisterLateWithinOurRegisterTimeoutWhateverPekkosSays() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            client.getOutputStream().write("early".getBytes(StandardCharsets.US_ASCII)); // before the Register
+            // Past pekko.io.tcp.register-timeout (300 ms), within ours (1 s): the connection must still be there.
+            handler.expectNoMessage(Duration.ofMillis(600));
+            c.connection().tell(new Register(handler.getRef()));
+            assertEquals("early", handler.expectMessageClass(Received.class).data().utf8String());
+            c.connection().tell(new Write(ByteString.fromString("late"), new Ack("late")));
+            assertEquals(new Ack("late"), handler.expectMessageClass(Ack.class));
+            assertEquals("late", new String(client.getInputStream().readNBytes(4), StandardCharsets.US_ASCII));
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void suspendReadingSentBeforeRegisterHoldsUntilResumed() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(TcpProtocol.ReadControl.SUSPEND_READING);
+            c.connection().tell(new Register(handler.getRef()));
+            client.getOutputStream().write("held".getBytes(StandardCharsets.US_ASCII));
+            handler.expectNoMessage(Duration.ofMillis(300)); // suspended: nothing is read
+            c.connection().tell(TcpProtocol.ReadControl.RESUME_READING);
+            assertEquals("held", handler.expectMessageClass(Received.class).data().utf8String());
+            c.connection().tell(CloseCommand.ABORT);
+            handler.expectMessage(TcpProtocol.Aborted.INSTANCE);
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    @Test
+    void aConnectionWhoseActorFailsIsNotAnnouncedAgainAndCloses() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            client.setSoTimeout(10_000);
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            c.connection().tell(new Write(null, null)); // no data: the connection's actor fails on it
+            try {
+                assertEquals(-1, client.getInputStream().read(), "the failed connection closed");
+            } catch (SocketException reset) {
+                // closed with a reset: as good
+            }
+            // At most one event saying it ended; never a second Connected, as a restart would announce.
+            List<Event> after = eventsUntilQuiet(handler, Duration.ofMillis(500));
+            assertTrue(after.stream().noneMatch(Connected.class::isInstance), after.toString());
+            assertTrue(after.stream().filter(TcpProtocol.ConnectionClosed.class::isInstance).count() <= 1,
+                    after.toString());
+        }
+        bound.listener().tell(new Unbind(handler.getRef()));
+        handler.expectMessage(Unbound.INSTANCE);
+    }
+
+    /** The events {@code probe} gets until none comes for {@code quiet}. */
+    private static List<Event> eventsUntilQuiet(TestProbe<Event> probe, Duration quiet) {
+        List<Event> events = new ArrayList<>();
+        while (true) {
+            try {
+                events.add(probe.receiveMessage(quiet));
+            } catch (AssertionError none) {
+                return events;
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -26,6 +27,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.io.TcpSO;
 import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +41,7 @@ import java.io.RandomAccessFile;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +64,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("both-backends")
 class WriteFileTest {
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static final int CHUNK = 16 * 1024;
@@ -83,13 +87,16 @@ class WriteFileTest {
     }
 
     private Client connect() throws IOException {
-        return connect(TcpSocketOptions.DEFAULT, 0);
+        return connect(testKit, TcpSocketOptions.DEFAULT, 0);
     }
 
-    /** As {@link #connect()}, with options for the listener and, if above 0, the client's receive buffer. */
-    private Client connect(TcpSocketOptions options, int receiveBuffer) throws IOException {
-        TestProbe<Event> handler = testKit.createTestProbe(Event.class);
-        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, false, options));
+    /**
+     * As {@link #connect()}, in {@code kit}'s system, with options for the listener and, if above 0, the client's
+     * receive buffer.
+     */
+    private static Client connect(ActorTestKit kit, TcpSocketOptions options, int receiveBuffer) throws IOException {
+        TestProbe<Event> handler = kit.createTestProbe(Event.class);
+        UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK, 0, false, options));
         InetSocketAddress address = handler.expectMessageClass(Bound.class).localAddress();
         Socket socket = new Socket();
         if (receiveBuffer > 0) {
@@ -103,7 +110,11 @@ class WriteFileTest {
     }
 
     private FileHandle open(Path path) throws Exception {
-        return UringFiles.get(testKit.system()).open(path).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return open(testKit, path);
+    }
+
+    private static FileHandle open(ActorTestKit kit, Path path) throws Exception {
+        return UringFiles.get(kit.system()).open(path).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
     private static byte[] readAll(InputStream in) throws IOException {
@@ -251,6 +262,7 @@ class WriteFileTest {
     }
 
     @Test
+    @Tag("io-uring-only") // the kernel's workers and SPLICE are the ring's; the JDK backend reads and writes
     void peersThatStopReadingKeepNoKernelWorkerFromTheOthers() throws Exception {
         byte[] content = new byte[64 * CHUNK];
         new Random(6).nextBytes(content);
@@ -260,7 +272,7 @@ class WriteFileTest {
         List<Client> stalled = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) { // twice the workers there are
-                Client peer = connect(smallSendBuffer, 4096);
+                Client peer = connect(testKit, smallSendBuffer, 4096);
                 stalled.add(peer);
                 peer.connected().connection().tell(new WriteFile(file, 0, content.length, new Ack("never")));
             }
@@ -289,5 +301,41 @@ class WriteFileTest {
             peer.handler().expectMessageClass(ErrorClosed.class, Duration.ofSeconds(10));
         }
         UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWriteFileOfAClosedFileIsRefusedAndTheConnectionGoesOn() throws Exception {
+        FileHandle file = open(Files.write(tmp.resolve("closed"), new byte[100]));
+        UringFiles.get(testKit.system()).close(file).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        try (Client client = connect()) {
+            TestProbe<Event> handler = client.handler();
+            Connected c = client.connected();
+            WriteFile stale = new WriteFile(file, 0, 100, new Ack("never"));
+            c.connection().tell(stale);
+            CommandFailed failed = handler.expectMessageClass(CommandFailed.class);
+            assertEquals(stale, failed.command());
+            assertInstanceOf(ClosedChannelException.class, failed.cause());
+            c.connection().tell(new Write(ByteString.fromString("after"), new Ack("after")));
+            assertEquals(new Ack("after"), handler.expectMessageClass(Ack.class));
+            assertEquals("after", new String(client.socket().getInputStream().readNBytes(5),
+                    java.nio.charset.StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
+    void aFileChunkLargerThanMaxIoSizeGoesOutWhole() throws Exception {
+        ActorTestKit small = TestRings.kit("uring { rings = 1, buffers.max-io-size = 8 KiB, tcp.file-chunk = 64 KiB }");
+        try {
+            byte[] content = new byte[200 * 1024];
+            new Random(7).nextBytes(content);
+            FileHandle file = open(small, Files.write(tmp.resolve("chunky"), content));
+            try (Client client = connect(small, TcpSocketOptions.DEFAULT, 0)) {
+                client.connected().connection().tell(new WriteFile(file, 0, content.length, new Ack("whole")));
+                assertArrayEquals(content, client.socket().getInputStream().readNBytes(content.length));
+                assertEquals(new Ack("whole"), client.handler().expectMessageClass(Ack.class, Duration.ofSeconds(10)));
+            }
+        } finally {
+            small.shutdownTestKit();
+        }
     }
 }

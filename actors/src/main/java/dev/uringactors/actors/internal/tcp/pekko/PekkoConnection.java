@@ -1,7 +1,9 @@
 package dev.uringactors.actors.internal.tcp.pekko;
 
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.file.jdk.JdkFiles;
 import dev.uringactors.actors.internal.tcp.TcpConnection;
+import dev.uringactors.actors.internal.tcp.WriteRequests;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.CloseCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
@@ -23,7 +25,6 @@ import org.apache.pekko.io.TcpMessage;
 import org.apache.pekko.util.ByteString;
 import scala.concurrent.duration.FiniteDuration;
 
-import java.io.EOFException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,14 +34,18 @@ import java.util.List;
  * {@link TcpProtocol}, translating both ways, so that a handler gets the same events in the same order as on a
  * ring. Where the protocols differ, this actor makes up the difference: writes queue here (Pekko takes one at a
  * time) up to {@code uring.tcp.max-write-queue}, and consecutive ones go to Pekko as one; a {@link WriteFile}
- * goes a {@code uring.tcp.file-chunk} at a time, read through {@link UringFiles}; the peer's end of stream
- * without keep-open sends what is queued, then closes; the register and idle timeouts of {@code uring.tcp} are
- * kept here. Pekko's connection is always registered keeping the connection open on the peer's close, so that
- * what is queued here still goes out.
+ * goes a {@code uring.tcp.file-chunk} (at most {@code uring.buffers.max-io-size}) at a time, read through
+ * {@link UringFiles}; the peer's end of stream without keep-open sends what is queued, then closes; the register
+ * and idle timeouts of {@code uring.tcp} are kept here. Pekko's connection is registered at once, with this actor
+ * as its handler and reading suspended until the handler registers (so Pekko's own register timeout never
+ * applies), always keeping the connection open on the peer's close, so that what is queued here still goes out.
  */
 final class PekkoConnection extends AbstractActorWithTimers {
-    /** Pekko has written a batch of {@code bytes} in memory: the handler's acknowledgements that it completes. */
-    private record Written(long bytes, List<Event> acks) implements Tcp.Event {
+    /**
+     * Pekko has written a batch of {@code bytes} in memory, of {@code commands} (the first is blamed if it fails):
+     * the handler's acknowledgements that it completes.
+     */
+    private record Written(long bytes, List<WriteCommand> commands, List<Event> acks) implements Tcp.Event {
     }
 
     /** A piece of the head {@link WriteFile} was read (or the read failed). */
@@ -57,6 +62,10 @@ final class PekkoConnection extends AbstractActorWithTimers {
     /** What Pekko said of the accepted connection, or null for an outgoing one. */
     private final Tcp.Connected accepted;
     private final int ring;
+    /** An accepted connection of a pull-mode bind: Pekko starts it with reading suspended. */
+    private final boolean pullMode;
+    /** {@code uring.buffers.max-io-size}: the most a file piece read takes at once, as the file backend allows. */
+    private final int maxIoSize;
     private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
     private ActorRef pekko;
     private org.apache.pekko.actor.typed.ActorRef<Event> handler;
@@ -67,6 +76,16 @@ final class PekkoConnection extends AbstractActorWithTimers {
     /** How much of the head WriteFile's file part has been read and handed on, while it is being sent. */
     private long fileSent = -1;
     private boolean keepOpenOnPeerClosed;
+    /** The handler's SUSPEND_READING is in force (sent before its Register too): applied once it registers. */
+    private boolean readingSuspended;
+    /**
+     * What Pekko read while no reading was wanted (before the Register, or suspended, in the moment before Pekko
+     * took the suspend), and the peer's end of stream seen then: the handler's once it registers and reads.
+     */
+    private final List<ByteString> held = new ArrayList<>();
+    private boolean peerClosedHeld;
+    /** The handler (or the owner) has heard how the connection, or the connect, ended. */
+    private boolean told;
     /** A CLOSE or CONFIRMED_CLOSE asked for (or the peer's close without keep-open): done once the queue is. */
     private CloseCommand closeAfterWrites;
     /** The peer closed and the handler did not ask to keep the connection open: it ends with PeerClosed. */
@@ -76,30 +95,38 @@ final class PekkoConnection extends AbstractActorWithTimers {
     private long lastActivity = System.nanoTime();
 
     private PekkoConnection(org.apache.pekko.actor.typed.ActorRef<Event> owner, TcpProtocol.Connect connect,
-                            Tcp.Connected accepted, ActorRef pekko, int ring, UringSettings.Tcp tcp) {
+                            Tcp.Connected accepted, boolean pullMode, ActorRef pekko, int ring,
+                            UringSettings.Tcp tcp, int maxIoSize) {
         this.owner = owner;
+        this.pullMode = pullMode;
         this.connect = connect;
         this.accepted = accepted;
         this.pekko = pekko;
         this.ring = ring;
         this.tcp = tcp;
+        this.maxIoSize = maxIoSize;
     }
 
-    /** A connection Pekko accepted ({@code pekko} is its connection actor), announced to {@code owner}. */
+    /**
+     * A connection Pekko accepted ({@code pekko} is its connection actor) for a bind in {@code pullMode} or not,
+     * announced to {@code owner}.
+     */
     static Props accepted(org.apache.pekko.actor.typed.ActorRef<Event> owner, ActorRef pekko, Tcp.Connected accepted,
-                          int ring, UringSettings.Tcp tcp) {
-        return Props.create(PekkoConnection.class, () -> new PekkoConnection(owner, null, accepted, pekko, ring, tcp));
+                          boolean pullMode, int ring, UringSettings.Tcp tcp, int maxIoSize) {
+        return Props.create(PekkoConnection.class,
+                () -> new PekkoConnection(owner, null, accepted, pullMode, pekko, ring, tcp, maxIoSize));
     }
 
     /** A connection to open, for {@code connect}. */
-    static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp) {
+    static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp, int maxIoSize) {
         return Props.create(PekkoConnection.class,
-                () -> new PekkoConnection(connect.handler(), connect, null, null, ring, tcp));
+                () -> new PekkoConnection(connect.handler(), connect, null, false, null, ring, tcp, maxIoSize));
     }
 
     @Override
     public void preStart() {
         if (connect != null && connect.remoteAddress().isUnresolved()) { // as on a ring: no name lookup here
+            told = true;
             owner.tell(new CommandFailed(connect, PekkoOptions.unresolved(connect.remoteAddress())));
             getContext().stop(getSelf());
         } else if (connect != null) {
@@ -110,9 +137,16 @@ final class PekkoConnection extends AbstractActorWithTimers {
         }
     }
 
-    /** Tells the owner of the connection; its handler has {@code uring.tcp.register-timeout} to register. */
+    /**
+     * Tells the owner of the connection; its handler has {@code uring.tcp.register-timeout} to register. Pekko's
+     * connection is registered now, reading suspended, so that its own register timeout never fires.
+     */
     private void announce(Tcp.Connected c) {
         getContext().watch(pekko);
+        pekko.tell(TcpMessage.register(getSelf(), true, false), getSelf());
+        if (!pullMode) { // a pull-mode bind's connection starts suspended in Pekko; any other reads at once
+            pekko.tell(TcpMessage.suspendReading(), getSelf());
+        }
         getTimers().startSingleTimer(Timeout.REGISTER, Timeout.REGISTER, tcp.registerTimeout());
         owner.tell(new TcpProtocol.Connected(c.remoteAddress(), c.localAddress(), Adapter.toTyped(getSelf()), ring));
     }
@@ -125,21 +159,23 @@ final class PekkoConnection extends AbstractActorWithTimers {
                     pekko = getSender();
                     announce(c);
                 })
-                .match(Tcp.Received.class, r -> {
-                    lastActivity = System.nanoTime();
-                    handler().tell(new TcpProtocol.Received(r.data()));
-                })
+                .match(Tcp.Received.class, this::received)
                 .match(Written.class, this::written)
                 .match(FileRead.class, this::fileRead)
                 .match(Tcp.CommandFailed.class, this::commandFailed)
-                .matchEquals(Tcp.PeerClosed$.MODULE$, p -> peerClosed())
+                .matchEquals(Tcp.PeerClosed$.MODULE$, p -> {
+                    if (handler == null || readingSuspended) {
+                        peerClosedHeld = true;
+                    } else {
+                        peerClosed();
+                    }
+                })
                 .match(Tcp.ConnectionClosed.class, this::closed)
                 .match(Terminated.class, this::terminated)
                 // from the handler
                 .match(Register.class, this::register)
                 .match(WriteCommand.class, this::write)
-                .match(ReadControl.class, r -> pekko.tell(r == ReadControl.SUSPEND_READING
-                        ? TcpMessage.suspendReading() : TcpMessage.resumeReading(), getSelf()))
+                .match(ReadControl.class, this::readControl)
                 .match(CloseCommand.class, this::close)
                 .match(TcpConnection.HoldRegistration.class, this::holdRegistration)
                 .matchEquals(Timeout.REGISTER, t -> endWith(new TcpProtocol.ErrorClosed("no handler registered "
@@ -152,6 +188,41 @@ final class PekkoConnection extends AbstractActorWithTimers {
         return handler != null ? handler : owner;
     }
 
+    // ---- reading
+
+    private void received(Tcp.Received r) {
+        lastActivity = System.nanoTime();
+        if (handler == null || readingSuspended) {
+            held.add(r.data());
+        } else {
+            handler.tell(new TcpProtocol.Received(r.data()));
+            if (pullMode) { // Pekko reads a pull-mode connection one Received at a time; a ring reads on
+                pekko.tell(TcpMessage.resumeReading(), getSelf());
+            }
+        }
+    }
+
+    /** Kept until the handler registers (Pekko's connection reads nothing until then), forwarded after. */
+    private void readControl(ReadControl r) {
+        readingSuspended = r == ReadControl.SUSPEND_READING;
+        if (handler != null && readingSuspended) {
+            pekko.tell(TcpMessage.suspendReading(), getSelf());
+        } else if (handler != null) {
+            resumeReading();
+        }
+    }
+
+    /** The handler reads again (or first): what was held goes to it, then Pekko reads on. */
+    private void resumeReading() {
+        held.forEach(data -> handler.tell(new TcpProtocol.Received(data)));
+        held.clear();
+        if (peerClosedHeld) {
+            peerClosedHeld = false;
+            peerClosed();
+        }
+        pekko.tell(TcpMessage.resumeReading(), getSelf());
+    }
+
     // ---- registration
 
     private void register(Register r) {
@@ -162,7 +233,9 @@ final class PekkoConnection extends AbstractActorWithTimers {
         handler = r.handler();
         keepOpenOnPeerClosed = r.keepOpenOnPeerClosed();
         getContext().watch(Adapter.toClassic(handler)); // a death pact, as in Pekko IO
-        pekko.tell(TcpMessage.register(getSelf(), true, false), getSelf());
+        if (!readingSuspended) {
+            resumeReading();
+        }
         if (tcp.idleTimeout() != null) {
             getTimers().startTimerWithFixedDelay(Timeout.IDLE_CHECK, Timeout.IDLE_CHECK,
                     tcp.idleTimeout().dividedBy(2));
@@ -189,12 +262,12 @@ final class PekkoConnection extends AbstractActorWithTimers {
             handler().tell(new CommandFailed(w, refused));
             return;
         }
-        if (w instanceof WriteFile file && file.count() == 0) {
-            giveBackFile(w);
-            w = new Write(file.header(), file.ack()); // only its header is left to send
+        WriteCommand queued = WriteRequests.headerOnly(w);
+        if (queued != w) {
+            giveBackFile(w); // only its header is left to send
         }
-        pendingBytes += inMemory(w);
-        queue.add(w);
+        pendingBytes += WriteRequests.inMemory(queued);
+        queue.add(queued);
         sendNext();
     }
 
@@ -203,22 +276,13 @@ final class PekkoConnection extends AbstractActorWithTimers {
         if (closeAfterWrites != null || endEvent != null) {
             return new IllegalStateException("the connection is closing");
         }
-        if (w instanceof WriteFile file && (file.position() < 0 || file.count() < 0 || file.file().direct()
-                || file.file().registered())) {
-            return new IllegalArgumentException("WriteFile of " + file.count() + " bytes at " + file.position()
-                    + " of " + file.file().path() + ": the position and count must not be negative, and the file "
-                    + "not opened with O_DIRECT or REGISTERED");
+        Exception refused = w instanceof WriteFile file ? WriteRequests.fileRefusal(file,
+                JdkFiles.get(Adapter.toTyped(getContext().getSystem())).openFiles()::isOpen) : null;
+        if (refused != null) {
+            return refused;
         }
-        if ((sending || !queue.isEmpty()) && pendingBytes + inMemory(w) > tcp.maxWriteQueue()) {
-            return new IllegalStateException("write queue full: " + pendingBytes + " bytes wait to be sent "
-                    + "(uring.tcp.max-write-queue = " + tcp.maxWriteQueue() + "); wait for acknowledgements before "
-                    + "writing more");
-        }
-        return null;
-    }
-
-    private static long inMemory(WriteCommand w) {
-        return w instanceof Write write ? write.data().size() : ((WriteFile) w).header().size();
+        return WriteRequests.overflows(sending || !queue.isEmpty(), pendingBytes, w, tcp)
+                ? WriteRequests.queueFull(pendingBytes, tcp) : null;
     }
 
     /** Hands Pekko the next batch of writes, or the head file's next piece; or closes once all is sent. */
@@ -240,19 +304,21 @@ final class PekkoConnection extends AbstractActorWithTimers {
             return;
         }
         ByteString batch = ByteString.emptyByteString();
+        List<WriteCommand> commands = new ArrayList<>();
         List<Event> acks = new ArrayList<>();
         while (queue.peek() instanceof Write w) {
             queue.poll();
             batch = batch.concat(w.data());
+            commands.add(w);
             if (w.ack() != null) {
                 acks.add(w.ack());
             }
         }
-        pekko.tell(TcpMessage.write(batch, new Written(batch.size(), acks)), getSelf());
+        pekko.tell(TcpMessage.write(batch, new Written(batch.size(), commands, acks)), getSelf());
     }
 
     private void readPiece(WriteFile file) {
-        int length = (int) Math.min(tcp.fileChunk(), file.count() - fileSent);
+        int length = (int) Math.min(Math.min(tcp.fileChunk(), maxIoSize), file.count() - fileSent);
         ActorRef self = getSelf();
         UringFiles.get(Adapter.toTyped(getContext().getSystem())).read(file.file(), file.position() + fileSent, length)
                 .whenComplete((data, failure) -> self.tell(new FileRead(data, failure), ActorRef.noSender()));
@@ -264,9 +330,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
             return;
         }
         if (read.failure() != null || read.data().isEmpty()) {
-            Throwable cause = read.failure() != null ? read.failure() : new EOFException(file.file().path()
-                    + " ended after " + (file.position() + fileSent) + " bytes, before the " + file.count()
-                    + " bytes from " + file.position() + " that were to be sent");
+            Throwable cause = read.failure() != null ? read.failure() : WriteRequests.fileEnded(file, fileSent);
             handler().tell(new CommandFailed(file, cause));
             endWith(new TcpProtocol.ErrorClosed(cause.toString()));
             return;
@@ -275,8 +339,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
         ByteString piece = header > 0 ? file.header().concat(read.data()) : read.data();
         fileSent += read.data().size();
         boolean last = fileSent == file.count();
-        pekko.tell(TcpMessage.write(piece, new Written(header, last && file.ack() != null ? List.of(file.ack())
-                : List.of())), getSelf());
+        pekko.tell(TcpMessage.write(piece, new Written(header, List.of(file),
+                last && file.ack() != null ? List.of(file.ack()) : List.of())), getSelf());
     }
 
     private void written(Written w) {
@@ -306,12 +370,18 @@ final class PekkoConnection extends AbstractActorWithTimers {
 
     private void commandFailed(Tcp.CommandFailed f) {
         if (f.cmd() instanceof Tcp.Connect) {
+            told = true;
             owner.tell(new CommandFailed(connect, PekkoOptions.causeOf(f, "connect " + connect.remoteAddress())));
             getContext().stop(getSelf());
-        } else if (f.cmd() instanceof Tcp.Write && !queue.isEmpty() && endEvent == null) {
-            Throwable cause = PekkoOptions.causeOf(f, "send");
-            handler().tell(new CommandFailed(queue.peek(), cause));
-            endWith(new TcpProtocol.ErrorClosed(cause.getMessage()));
+        } else if (f.cmd() instanceof Tcp.Write write && write.ack() instanceof Written batch) {
+            // The batch's writes left the queue when it went to Pekko: the first of them is the one that failed.
+            // Nothing after it may go out, so the connection ends, as a ring's does on a failed send.
+            sending = false;
+            if (endEvent == null) {
+                Throwable cause = PekkoOptions.causeOf(f, "send");
+                handler().tell(new CommandFailed(batch.commands().get(0), cause));
+                endWith(new TcpProtocol.ErrorClosed(cause.getMessage()));
+            }
         }
     }
 
@@ -378,8 +448,24 @@ final class PekkoConnection extends AbstractActorWithTimers {
     private void finish(ConnectionClosed event) {
         queue.forEach(this::giveBackFile);
         queue.clear();
+        told = true;
         handler().tell(event);
         getContext().stop(getSelf());
+    }
+
+    /**
+     * Stopped without the handler hearing how it ended: a failure here (the parent stops, never restarts, a
+     * connection: a restart would announce it again). Pekko's connection, whose handler this is, closes with it.
+     */
+    @Override
+    public void postStop() {
+        queue.forEach(this::giveBackFile);
+        queue.clear();
+        if (!told && connect != null && pekko == null) {
+            owner.tell(new CommandFailed(connect, new IllegalStateException("the connection's actor stopped")));
+        } else if (!told) {
+            handler().tell(new TcpProtocol.ErrorClosed("the connection's actor stopped before the connection ended"));
+        }
     }
 
     private void idleCheck() {

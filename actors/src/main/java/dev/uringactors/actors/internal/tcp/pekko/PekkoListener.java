@@ -9,6 +9,7 @@ import dev.uringactors.config.UringSettings;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.SupervisorStrategy;
 import org.apache.pekko.actor.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.io.Tcp;
@@ -31,6 +32,8 @@ final class PekkoListener extends AbstractActor {
     private ActorRef pekkoListener;
     private long accepted;
     private boolean unbound;
+    /** The bind's handler has heard Bound or CommandFailed. */
+    private boolean told;
 
     private PekkoListener(Bind bind, UringSettings.Tcp tcp, Rings rings) {
         this.bind = bind;
@@ -45,30 +48,49 @@ final class PekkoListener extends AbstractActor {
     @Override
     public void preStart() {
         if (bind.localAddress().isUnresolved()) { // as on a ring: no name lookup here
+            told = true;
             bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.unresolved(bind.localAddress())));
             getContext().stop(getSelf());
             return;
         }
-        int backlog = bind.backlog() > 0 ? bind.backlog() : tcp.backlog();
+        int backlog = tcp.backlogOr(bind.backlog());
         Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
                 PekkoOptions.of(tcp, bind.options().socketOptions()), bind.pullMode()), getSelf());
+    }
+
+    /** A connection that fails stops, telling its handler: a restart would announce it a second time. */
+    @Override
+    public SupervisorStrategy supervisorStrategy() {
+        return SupervisorStrategy.stoppingStrategy();
+    }
+
+    /** Stopped by a failure (its parent never restarts it: it would bind again): whoever waits hears of it. */
+    @Override
+    public void postStop() {
+        if (!told) {
+            bind.handler().tell(new TcpProtocol.CommandFailed(bind, new IllegalStateException("the listener stopped")));
+        }
+        unbindReplies.forEach(r -> r.tell(TcpProtocol.Unbound.INSTANCE));
     }
 
     @Override
     public Receive createReceive() {
         return receiveBuilder()
                 .match(Tcp.Bound.class, b -> {
+                    told = true;
                     pekkoListener = getSender();
                     bind.handler().tell(new TcpProtocol.Bound(b.localAddress(), Adapter.toTyped(getSelf())));
                 })
                 .match(Tcp.CommandFailed.class, f -> {
+                    told = true;
                     bind.handler().tell(new TcpProtocol.CommandFailed(bind, PekkoOptions.causeOf(f, "bind " + bind.localAddress())));
                     getContext().stop(getSelf());
                 })
                 .match(Tcp.Connected.class, c -> {
                     accepted++;
                     getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
-                            rings.nextRing(), tcp)));
+                            bind.pullMode(),
+                            rings.nextRing(), tcp, rings.settings().maxIoSize())));
                 })
                 .match(TcpProtocol.ResumeAccepting.class,
                         r -> pekkoListener.tell(TcpMessage.resumeAccepting(r.batchSize()), getSelf()))

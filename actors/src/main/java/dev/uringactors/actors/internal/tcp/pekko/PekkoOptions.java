@@ -62,7 +62,7 @@ public final class PekkoOptions {
     }
 
     /** A ring takes addresses, not names to look up: an unresolved one is refused as there. */
-    static IllegalArgumentException unresolved(java.net.InetSocketAddress address) {
+    public static IllegalArgumentException unresolved(java.net.InetSocketAddress address) {
         return new IllegalArgumentException("unresolved address: " + address);
     }
 

@@ -5,6 +5,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Connect;
 import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
 import dev.uringactors.config.UringSettings;
+import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -22,17 +23,21 @@ public final class PekkoTcpManager {
     /** The manager's behaviour for {@code rings}, which run none. */
     public static Behavior<ManagerCommand> create(Rings rings) {
         UringSettings.Tcp defaults = rings.settings().tcp();
-        return Behaviors.setup(ctx -> Behaviors.receive(ManagerCommand.class)
-                .onMessage(Bind.class, b -> {
-                    UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout)
-                            .orElse(defaults);
-                    Adapter.actorOf(ctx, PekkoListener.props(b, tcp, rings));
-                    return Behaviors.same();
-                })
-                .onMessage(Connect.class, c -> {
-                    Adapter.actorOf(ctx, PekkoConnection.outgoing(c, rings.nextRing(), defaults));
-                    return Behaviors.same();
-                })
-                .build());
+        return Behaviors.setup(ctx -> {
+            ActorRef children = Adapter.actorOf(ctx, PekkoChildren.props(), "children");
+            return Behaviors.receive(ManagerCommand.class)
+                    .onMessage(Bind.class, b -> {
+                        UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout)
+                                .orElse(defaults);
+                        children.tell(PekkoListener.props(b, tcp, rings), ActorRef.noSender());
+                        return Behaviors.same();
+                    })
+                    .onMessage(Connect.class, c -> {
+                        children.tell(PekkoConnection.outgoing(c, rings.nextRing(), defaults,
+                                rings.settings().maxIoSize()), ActorRef.noSender());
+                        return Behaviors.same();
+                    })
+                    .build();
+        });
     }
 }
