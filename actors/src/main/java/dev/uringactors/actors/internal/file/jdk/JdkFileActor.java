@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 
 /**
  * The file protocol on the JDK backend: the requests and answers of a ring's file actor, carried out with JDK
@@ -86,37 +87,36 @@ final class JdkFileActor {
     }
 
     private Behavior<Command> open(Open m) {
-        Set<OpenOption> options;
-        try {
-            options = options(m.options());
-        } catch (IllegalArgumentException e) {
-            return reject(m.replyTo(), e);
-        }
         boolean direct = m.options().contains(UringOpenOption.DIRECT);
-        return call(m.replyTo(), Opcode.OPENAT, m.path(), null,
-                () -> files.opened(JdkFileCalls.open(m.path(), options), m.path(), direct, index));
+        return withOptions(m.options(), m.replyTo(), options -> call(m.replyTo(), Opcode.OPENAT, m.path(), null,
+                () -> files.opened(JdkFileCalls.open(m.path(), options), m.path(), direct, index)));
     }
 
     private Behavior<Command> openBeneath(OpenBeneath m) {
-        Set<OpenOption> options;
-        try {
-            options = options(m.options());
-        } catch (IllegalArgumentException e) {
-            return reject(m.replyTo(), e);
-        }
         boolean direct = m.options().contains(UringOpenOption.DIRECT);
         Path shown = m.directory().path().resolve(m.path());
-        return onFile(m.directory(), m.replyTo(), Opcode.OPENAT2, shown, directory -> files.opened(
-                JdkFileCalls.openBeneath(m.directory().path(), m.path(), options, shown.toString()), shown, direct,
-                index));
+        return withOptions(m.options(), m.replyTo(), options -> onFile(m.directory(), m.replyTo(), Opcode.OPENAT2,
+                shown, directory -> files.opened(JdkFileCalls.openBeneath(m.directory().path(), m.path(), options,
+                        shown.toString()), shown, direct, index)));
     }
 
-    /** The JDK's options for a request's; REGISTERED, which means nothing here, is said once. */
-    private Set<OpenOption> options(Set<? extends OpenOption> requested) {
+    /**
+     * {@code open} with the JDK's options for a request's, or the request refused when they are wrong;
+     * REGISTERED, which means nothing here, is said once.
+     */
+    private Behavior<Command> withOptions(Set<? extends OpenOption> requested,
+                                          ActorRef<StatusReply<FileHandle>> replyTo,
+                                          Function<Set<OpenOption>, Behavior<Command>> open) {
         if (requested.contains(UringOpenOption.REGISTERED)) {
             registeredIgnored.run();
         }
-        return JdkOpenOptions.of(requested);
+        Set<OpenOption> options;
+        try {
+            options = JdkOpenOptions.of(requested);
+        } catch (IllegalArgumentException e) {
+            return reject(replyTo, e);
+        }
+        return open.apply(options);
     }
 
     private Behavior<Command> read(Read m) {
