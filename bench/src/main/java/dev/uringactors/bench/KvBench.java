@@ -66,14 +66,14 @@ final class KvBench {
             System.out.printf("kv on port %d, redis-server on port %d (%s); %d rounds of %d requests%n", kvPort,
                     redisPort, durable ? "AOF, fsync always, in " + dir : "no persistence", rounds, requests);
             for (int pipeline : new int[] {1, 16}) { // the JIT's warm-up, on both paths
-                run(redisBenchmark, kvPort, requests, pipeline);
+                run(redisBenchmark, kvPort, requests, pipeline, true);
             }
             FigureRecorder recorder = args.figures(durable ? "kv-aof" : "kv");
             for (int pipeline : durable ? new int[] {1} : new int[] {1, 16}) {
                 double[][] figures = new double[4][rounds]; // set kv, set redis, get kv, get redis
                 for (int r = 0; r < rounds; r++) {
-                    double[] ours = run(redisBenchmark, kvPort, requests, pipeline);
-                    double[] theirs = run(redisBenchmark, redisPort, requests, pipeline);
+                    double[] ours = run(redisBenchmark, kvPort, requests, pipeline, true);
+                    double[] theirs = run(redisBenchmark, redisPort, requests, pipeline, true);
                     figures[0][r] = ours[0];
                     figures[1][r] = theirs[0];
                     figures[2][r] = ours[1];
@@ -127,12 +127,12 @@ final class KvBench {
             System.out.printf("three kv nodes on ports %d, %d, %d; %d requests a run%n", ports[0], ports[1],
                     ports[2], requests);
             for (int port : ports) { // the JIT's warm-up on every node, and every shard started
-                runOn(redisBenchmark, port, requests, true);
+                run(redisBenchmark, port, requests, 1, true);
             }
             FigureRecorder recorder = args.figures("kv-three-nodes");
             double[][] oneKey = new double[3][];
             for (int i = 0; i < 3; i++) {
-                oneKey[i] = runOn(redisBenchmark, ports[i], requests, false);
+                oneKey[i] = run(redisBenchmark, ports[i], requests, 1, false);
                 System.out.printf(Locale.ROOT, "one key through node %d: SET %.0f/s GET %.0f/s%n", i + 1,
                         oneKey[i][0], oneKey[i][1]);
                 recorder.record("SET one key", "node", i + 1, "requests/s", oneKey[i][0]);
@@ -142,7 +142,7 @@ final class KvBench {
             for (int i = 1; i < 3; i++) {
                 owner = oneKey[i][1] > oneKey[owner][1] ? i : owner;
             }
-            double[] spread = runOn(redisBenchmark, ports[0], requests, true);
+            double[] spread = run(redisBenchmark, ports[0], requests, 1, true);
             for (int i = 0; i < 3; i++) {
                 if (i != owner) {
                     System.out.printf(Locale.ROOT, "kv three nodes: a remote key through node %d costs %.2fx a "
@@ -173,16 +173,10 @@ final class KvBench {
         throw new IllegalStateException("the kv node on port " + port + " did not see " + members + " members up");
     }
 
-    /** SET and GET requests/s of one redis-benchmark run on CPU 0; an error from the server fails it. */
-    private static double[] run(String redisBenchmark, int port, int requests, int pipeline) throws Exception {
-        return run(redisBenchmark, port, requests, pipeline, true);
-    }
-
-    /** SET and GET requests/s through one node, without pipelining: of 100000 keys, or of one. */
-    private static double[] runOn(String redisBenchmark, int port, int requests, boolean spread) throws Exception {
-        return run(redisBenchmark, port, requests, 1, spread);
-    }
-
+    /**
+     * SET and GET requests/s of one redis-benchmark run on CPU 0, of 100000 keys ({@code spread}) or of one; an
+     * error from the server fails it.
+     */
     private static double[] run(String redisBenchmark, int port, int requests, int pipeline, boolean spread)
             throws Exception {
         List<String> command = new ArrayList<>(List.of("taskset", "-c", "0", redisBenchmark, "-h", "127.0.0.1",
