@@ -19,6 +19,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcBench {
     private static final String[] TRANSPORTS = {"uring", "pekko"};
+    /**
+     * pekko-grpc's Java API hands each call's stages to the JDK's default async executor (Scala's Java futures run
+     * even plain callbacks there). Where the JVM sees two CPUs or fewer that executor starts a new thread per
+     * task; that cost is the same on both transports and larger than either, so both servers get a common pool.
+     */
+    private static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
 
     private GrpcBench() {
     }
@@ -39,8 +45,8 @@ final class GrpcBench {
         List<ManagedChannel> channels = new ArrayList<>();
         try {
             for (String transport : TRANSPORTS) {
-                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-cp", jar,
-                        Main.class.getName(), "grpc-server", "--transport", transport));
+                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO, "-cp",
+                        jar, Main.class.getName(), "grpc-server", "--transport", transport));
                 started.add(server);
                 channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", HttpLoad.listeningPort(server),
                         InsecureChannelCredentials.create()).build());

@@ -71,6 +71,8 @@ import java.util.function.Function;
  * built against ({@link PekkoHttpVersions}).
  */
 public final class ServerStack {
+    private static final ExecutionContext ON_COMPLETING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
+
     private final ActorSystem system;
     private final HttpExt http;
     private final ServerSettings settings;
@@ -157,10 +159,13 @@ public final class ServerStack {
             return Flow.fromGraph(new Http2Connection(handler, handlerContext).switching(remote))
                     .watchTermination((chosen, ended) -> {
                         // The terminator exists once the protocol is chosen, at the connection's first bytes.
-                        FutureConverters.asJava(chosen).thenAccept(connectionTerminator -> {
+                        // Registered where the choice completes: a Java view of the Scala future would run it on
+                        // the common pool, or on a new thread where the JVM sees two CPUs or fewer.
+                        chosen.foreach(connectionTerminator -> {
                             terminator.registerConnection(connectionTerminator, ec);
                             ended.whenComplete((done, failure) -> terminator.removeConnection(connectionTerminator));
-                        });
+                            return BoxedUnit.UNIT;
+                        }, ON_COMPLETING_THREAD);
                         return ended;
                     })
                     .joinMat(BidiFlow.fromGraph(HttpConnectionIdleTimeoutBidi$.MODULE$.apply(
