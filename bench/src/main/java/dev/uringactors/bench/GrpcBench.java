@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * gRPC unary calls served on the rings against the same service on Pekko HTTP's own TCP: each server is this jar's
  * {@code grpc-server} in its own JVM on CPU 1; grpc-java's client runs here, on CPU 0, with {@code --calls} calls
  * in flight on one HTTP/2 connection per server. The servers run side by side and are measured alternately after
- * a warm-up; the last line gives the medians and their ratio.
+ * a warm-up; the last line gives the medians and their ratio. With {@code --collect-strict} both servers collect
+ * a request entity that arrives whole within that many bytes before the handler sees it (Pekko HTTP's
+ * {@code min-collect-strict-entity-size}), so that pekko-grpc reads it without materializing a stream.
  */
 final class GrpcBench {
     private static final String[] TRANSPORTS = {"uring", "pekko"};
@@ -35,9 +37,10 @@ final class GrpcBench {
         int calls = args.intValue("calls", 64);
         int bytes = args.intValue("bytes", 64);
         int warmup = args.intValue("warmup", 20);
-        if (seconds < 1 || rounds < 1 || calls < 1 || bytes < 0 || warmup < 0) {
-            throw new IllegalArgumentException("--seconds, --rounds and --calls take 1 or more; --bytes and --warmup"
-                    + " 0 or more");
+        int collectStrict = args.intValue("collect-strict", 0);
+        if (seconds < 1 || rounds < 1 || calls < 1 || bytes < 0 || warmup < 0 || collectStrict < 0) {
+            throw new IllegalArgumentException("--seconds, --rounds and --calls take 1 or more; --bytes, --warmup and"
+                    + " --collect-strict 0 or more");
         }
         Pinning.pinThisProcess(0);
         String jar = Path.of(GrpcBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
@@ -45,14 +48,15 @@ final class GrpcBench {
         List<ManagedChannel> channels = new ArrayList<>();
         try {
             for (String transport : TRANSPORTS) {
-                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO, "-cp",
-                        jar, Main.class.getName(), "grpc-server", "--transport", transport));
+                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
+                        "-Dpekko.http.server.http2.min-collect-strict-entity-size=" + collectStrict, "-cp", jar,
+                        Main.class.getName(), "grpc-server", "--transport", transport));
                 started.add(server);
                 channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", HttpLoad.listeningPort(server),
                         InsecureChannelCredentials.create()).build());
             }
-            System.out.printf("grpc unary, %d calls in flight, %d-byte payloads; %d rounds of %d s%n", calls, bytes,
-                    rounds, seconds);
+            System.out.printf("grpc unary, %d calls in flight, %d-byte payloads, min-collect-strict-entity-size %d;"
+                    + " %d rounds of %d s%n", calls, bytes, collectStrict, rounds, seconds);
             for (int i = 0; i < TRANSPORTS.length; i++) { // the JIT's warm-up, on both sides
                 UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes, Math.max(1, warmup));
             }
@@ -69,7 +73,7 @@ final class GrpcBench {
             double pekko = HttpLoad.median(figures[1]);
             System.out.printf(Locale.ROOT, "grpc unary c%d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
                     calls, uring, pekko, uring / pekko);
-            FigureRecorder recorder = args.figures("grpc-unary");
+            FigureRecorder recorder = args.figures(collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary");
             recorder.record("uring-actors", "calls in flight", calls, "calls/s", uring);
             recorder.record("pekko-tcp", "calls in flight", calls, "calls/s", pekko);
         } finally {

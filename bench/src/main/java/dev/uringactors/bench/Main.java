@@ -41,9 +41,10 @@ public final class Main {
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR;
                   --nodes 3: three kv nodes in a cluster, a key through its owner (local) and the others (remote)
-              grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20]
+              grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20] [--collect-strict 0]
                   gRPC unary calls (pekko-grpc's handler, grpc-java's client, h2c) on the rings vs on Pekko's own
-                  TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0
+                  TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0;
+                  --collect-strict B: both servers' pekko.http.server.http2.min-collect-strict-entity-size
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
