@@ -96,7 +96,7 @@ public final class JdkFileRequests implements FileCalls {
     public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
         IllegalArgumentException refused = FileRequests.readRefusal(position, length, maxIoSize);
         return refused != null ? refuse(file, refused)
-                : onFile(file, Opcode.READ, null, f -> reader.apply(JdkFileCalls.readView(f, position, length)));
+                : onFile(file, Opcode.READ, null, f -> JdkFileCalls.readLent(f, position, length, reader));
     }
 
     /** The reads of a batch one after another as one task: one answer, the first failure or all of them. */

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.uringactors.actors.TestRings.assertFailsWith;
 import static dev.uringactors.actors.TestRings.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -132,6 +133,19 @@ class JdkDirectCallsTest {
             endless.stop.set(true);
             assertTrue(endless.done.await(10, TimeUnit.SECONDS));
         }
+        get(files.close(file));
+    }
+
+    @Test
+    void aReaderThatReadsAgainInPlaceKeepsItsOwnView() throws Exception {
+        FileHandle file = get(files.open(numbered("lent", 16)));
+        long[] seen = get(files.read(file, 0, 8, outer -> {
+            long inner = files.read(file, 8, 8, b -> b.getLong(0)).toCompletableFuture().join(); // in place
+            return new long[] {outer.getLong(0), inner, outer.remaining()};
+        }));
+        assertArrayEquals(new long[] {0, 1, 8}, seen, "the inner read did not land in the outer reader's view");
+        long big = get(files.read(file, 0, 1 << 20, ByteBuffer::remaining)); // past the thread's lent buffer
+        assertEquals(128, big);
         get(files.close(file));
     }
 
