@@ -63,7 +63,7 @@ public final class JdkFileRequests implements FileCalls {
         boolean direct = options.contains(UringOpenOption.DIRECT);
         Path shown = directory.path().resolve(path);
         return withOptions(options, jdkOptions -> onFile(directory, Opcode.OPENAT2, shown,
-                open -> files.opened(JdkFileCalls.openBeneath(directory.path(), path, jdkOptions, shown.toString()),
+                held -> files.opened(JdkFileCalls.openBeneath(directory.path(), path, jdkOptions, shown.toString()),
                         shown, direct, directory.ring())));
     }
 
