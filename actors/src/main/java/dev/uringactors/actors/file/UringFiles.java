@@ -1,26 +1,23 @@
 package dev.uringactors.actors.file;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol.Command;
+import dev.uringactors.actors.internal.file.AskedFileCalls;
+import dev.uringactors.actors.internal.file.FileCalls;
 import dev.uringactors.actors.internal.file.FileRings;
+import dev.uringactors.actors.internal.file.jdk.JdkFiles;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
-import scala.concurrent.ExecutionContext;
-import scala.jdk.javaapi.FutureConverters;
 
 import java.nio.ByteBuffer;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -30,29 +27,31 @@ import java.util.function.Function;
  * that ring's thread, so a callback attached with {@code thenApply} or {@code whenComplete} runs there, with no
  * thread hop: keep it short, or attach it with an {@code ...Async} method and an executor of your own.
  *
- * <p>On the JDK backend ({@code uring.backend}) the same calls go to JDK file channels on the dispatcher
- * {@code uring.jdk.file-dispatcher}, whose threads complete the stages, with the same results and errors. What
+ * <p>On the JDK backend ({@code uring.backend}) each call is one JDK file channel call run as one task of the
+ * dispatcher {@code uring.jdk.file-dispatcher}, with no actor between, whose thread completes the stage; with the
+ * same results and errors. A call made on such a thread as it completes a stage (the next read of a chain) runs
+ * there and then, up to 32 in a row before one waits its turn on the dispatcher again. What
  * differs: handles carry no descriptor ({@link FileHandle#NO_DESCRIPTOR}), so the stat of an open file is the
  * stat of its path; {@link UringOpenOption#REGISTERED} is ignored (logged once); a batch's reads run in turn.
  */
 public final class UringFiles {
-    /** Runs a callback on the thread that completes the future: the ring's, for an answer. */
-    private static final ExecutionContext ON_ANSWERING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
     private final UringExtension uring;
     private final FileRings files;
-    private final Scheduler scheduler;
-    private final Duration timeout;
+    private final FileCalls calls;
 
-    private UringFiles(UringExtension uring, FileRings files, Scheduler scheduler) {
+    private UringFiles(UringExtension uring, FileRings files, FileCalls calls) {
         this.uring = uring;
         this.files = files;
-        this.scheduler = scheduler;
-        this.timeout = uring.settings().requestTimeout();
+        this.calls = calls;
     }
 
     /** The file API of a system's rings. */
     public static UringFiles get(ActorSystem<?> system) {
-        return new UringFiles(UringExtension.get(system), FileRings.get(system), system.scheduler());
+        UringExtension uring = UringExtension.get(system);
+        FileRings files = FileRings.get(system);
+        FileCalls calls = uring.backend() == Backend.JDK ? JdkFiles.get(system).requests()
+                : new AskedFileCalls(files, system.scheduler(), uring.settings().requestTimeout());
+        return new UringFiles(uring, files, calls);
     }
 
     /**
@@ -65,8 +64,7 @@ public final class UringFiles {
 
     /** Opens {@code path} on the next ring in turn (READ when no option says otherwise). */
     public CompletionStage<FileHandle> open(Path path, OpenOption... options) {
-        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
-        return ask(uring.nextRing(), replyTo -> new RingProtocol.Open(path, set, replyTo));
+        return calls.open(uring.nextRing(), path, Set.copyOf(Arrays.asList(options)));
     }
 
     /**
@@ -74,13 +72,12 @@ public final class UringFiles {
      * it lies beneath it ({@link RingProtocol.OpenBeneath}): an escape fails with a {@code UringException} (EXDEV).
      */
     public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, OpenOption... options) {
-        Set<OpenOption> set = Set.copyOf(Arrays.asList(options));
-        return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, set, replyTo));
+        return calls.openBeneath(directory, path, Set.copyOf(Arrays.asList(options)));
     }
 
     /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
-        return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+        return calls.read(file, position, length);
     }
 
     /**
@@ -89,7 +86,7 @@ public final class UringFiles {
      * with a read-only view of the ring's buffer, valid only while it runs.
      */
     public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
-        return ask(file.ring(), replyTo -> new RingProtocol.ReadWith<>(file, position, length, reader, replyTo));
+        return calls.read(file, position, length, reader);
     }
 
     /**
@@ -97,28 +94,27 @@ public final class UringFiles {
      * together; completes with the results in the order of the positions, or with the first failure.
      */
     public CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length) {
-        long[] copy = positions.clone(); // the message must not change once sent
-        return ask(file.ring(), replyTo -> new RingProtocol.ReadBatch(file, copy, length, replyTo));
+        return calls.read(file, positions, length);
     }
 
     /** Writes all of {@code data}; completes with the byte count. */
     public CompletionStage<Integer> write(FileHandle file, long position, ByteString data) {
-        return ask(file.ring(), replyTo -> new RingProtocol.Write(file, position, data, replyTo));
+        return calls.write(file, position, data);
     }
 
     /** Flushes the file's data and metadata to the device. */
     public CompletionStage<Done> fsync(FileHandle file) {
-        return ask(file.ring(), replyTo -> new RingProtocol.Fsync(file, false, replyTo));
+        return calls.fsync(file, false);
     }
 
     /** The metadata of the file at {@code path}. */
     public CompletionStage<FileStat> stat(Path path) {
-        return ask(uring.nextRing(), replyTo -> new RingProtocol.Stat(path, replyTo));
+        return calls.stat(uring.nextRing(), path);
     }
 
     /** The metadata of the open {@code file} ({@link RingProtocol.StatFile}), from its ring. */
     public CompletionStage<FileStat> stat(FileHandle file) {
-        return ask(file.ring(), replyTo -> new RingProtocol.StatFile(file, replyTo));
+        return calls.stat(file);
     }
 
     /**
@@ -129,19 +125,6 @@ public final class UringFiles {
      * {@link java.nio.channels.ClosedChannelException}. Completes once the fd is closed.
      */
     public CompletionStage<Done> close(FileHandle file) {
-        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
-    }
-
-    /**
-     * Asks ring {@code ring}'s file actor, and completes a plain future on the thread the answer arrives on. (The
-     * ask's own stage runs even non-async callbacks on another thread: a hop to the common pool per callback,
-     * and a new thread per callback where the JVM sees one CPU.)
-     */
-    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        FutureConverters.asScala(AskPattern.askWithStatus(files.actor(ring), request::apply, timeout, scheduler))
-                .onComplete(result -> result.isSuccess() ? answer.complete(result.get())
-                        : answer.completeExceptionally(result.failed().get()), ON_ANSWERING_THREAD);
-        return answer;
+        return calls.close(file);
     }
 }

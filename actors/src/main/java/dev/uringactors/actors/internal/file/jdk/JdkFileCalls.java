@@ -12,12 +12,15 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The blocking JDK calls behind the file requests, each as the ring's op behaves: positional reads that come back
  * short only at the end of the file, writes that write all, opens beneath a directory that cannot leave it.
  */
 final class JdkFileCalls {
+    private static final ThreadLocal<LentBuffer> LENT = ThreadLocal.withInitial(LentBuffer::new);
+
     private JdkFileCalls() {
     }
 
@@ -58,11 +61,40 @@ final class JdkFileCalls {
         return n == length ? ByteString.fromArrayUnsafe(buffer.array()) : ByteString.fromArray(buffer.array(), 0, n);
     }
 
-    /** Up to {@code length} bytes at {@code position}, as a read-only view of a buffer of this call's own. */
-    static ByteBuffer readView(JdkOpenFile file, long position, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        int n = readInto(file, buffer, position);
-        return buffer.flip().slice(0, n).asReadOnlyBuffer();
+    /**
+     * What {@code reader} makes of up to {@code length} bytes at {@code position}, lent as a read-only view: of
+     * the thread's own direct buffer, which the read fills with no copy (the JDK reads a heap buffer through a
+     * direct one), or, for a read larger than it or made by a reader while it lends it, of a buffer of its own.
+     */
+    static <T> T readLent(JdkOpenFile file, long position, int length, Function<ByteBuffer, T> reader)
+            throws IOException {
+        LentBuffer lent = LENT.get();
+        boolean own = lent.lent || length > LentBuffer.SIZE;
+        ByteBuffer buffer = own ? ByteBuffer.allocate(length) : lent.take(length);
+        try {
+            int n = readInto(file, buffer, position);
+            return reader.apply(buffer.flip().slice(0, n).asReadOnlyBuffer());
+        } finally {
+            if (!own) {
+                lent.lent = false;
+            }
+        }
+    }
+
+    /** A thread's buffer for lent reads, made at its first one, and whether a reader has it now. */
+    private static final class LentBuffer {
+        /** Larger reads are rarer, and lent from a buffer of their own. */
+        static final int SIZE = 64 * 1024;
+        private ByteBuffer buffer;
+        private boolean lent;
+
+        ByteBuffer take(int length) {
+            if (buffer == null) {
+                buffer = ByteBuffer.allocateDirect(SIZE);
+            }
+            lent = true;
+            return buffer.clear().limit(length);
+        }
     }
 
     /**

@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The file side of the JDK backend, behind {@code UringFiles}: a file actor per ring index (as many as the rings
- * would be, so that handles and {@code UringFiles.ring(i)} mean the same), the one table of the files they opened,
- * and the dispatcher their blocking calls run on. The files still open when the actor system ends are closed.
+ * would be, so that handles and {@code UringFiles.ring(i)} mean the same), the requests they and
+ * {@code UringFiles} share, the one table of the files opened, and the dispatcher their blocking calls run on.
+ * The files still open when the actor system ends are closed.
  */
 public final class JdkFiles implements Extension {
     /** The Pekko dispatcher the blocking file calls run on. */
@@ -28,6 +29,7 @@ public final class JdkFiles implements Extension {
     private final JdkOpenFiles openFiles = new JdkOpenFiles();
     private final List<ActorRef<RingProtocol.Command>> actors = new ArrayList<>();
     private final AtomicBoolean registeredSaid = new AtomicBoolean();
+    private final JdkFileRequests requests;
 
     private JdkFiles(ActorSystem<?> system) {
         UringExtension uring = UringExtension.get(system);
@@ -38,9 +40,10 @@ public final class JdkFiles implements Extension {
                         + "usual (said once)");
             }
         };
+        requests = new JdkFileRequests(openFiles, io, uring.settings().maxIoSize(), registeredIgnored);
         for (int i = 0; i < uring.ringCount(); i++) {
-            actors.add(system.systemActorOf(JdkFileActor.create(i, openFiles, io, uring.settings().maxIoSize(),
-                    registeredIgnored), "uring-jdk-files-" + i, Props.empty()));
+            actors.add(system.systemActorOf(JdkFileActor.create(i, requests), "uring-jdk-files-" + i,
+                    Props.empty()));
         }
         system.getWhenTerminated().thenRun(openFiles::closeAll);
     }
@@ -55,9 +58,14 @@ public final class JdkFiles implements Extension {
         return actors.get(i);
     }
 
+    /** The file requests, for callers that are not actors ({@code UringFiles}): no actor between. */
+    public JdkFileRequests requests() {
+        return requests;
+    }
+
     /**
      * The files open through the actors, for a check of whether a handle is still open
-     * ({@link JdkOpenFiles#isOpen}); the files themselves are used through the actors only.
+     * ({@link JdkOpenFiles#isOpen}); the files themselves are used through the actors and {@link #requests}.
      */
     public JdkOpenFiles openFiles() {
         return openFiles;

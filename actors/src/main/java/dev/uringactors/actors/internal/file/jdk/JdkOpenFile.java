@@ -8,6 +8,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A file open through a JDK {@link FileChannel}, and how many requests are using it. A close waits for them:
@@ -15,13 +16,18 @@ import java.util.concurrent.CompletionStage;
  * each request taken before a CLOSE complete as if the file were still open. Once closing, it takes no new user.
  */
 final class JdkOpenFile {
+    private static final int CLOSING = 1;
+    private static final int ONE_USER = 2;
     private final FileChannel channel;
     /** Where the file was found; for an open beneath a directory, with no symlink in it then. */
     private final Path path;
     private final LinkOption[] statOptions;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
-    private int users;
-    private boolean closing;
+    /**
+     * The requests using the file, in units of {@link #ONE_USER}, and {@link #CLOSING}: without a lock, as every
+     * read takes and gives back its file, from many threads at once.
+     */
+    private final AtomicInteger state = new AtomicInteger();
 
     /**
      * The file {@code channel} opened at {@code path}; {@code beneath}: the path came from {@link BeneathPath},
@@ -48,21 +54,18 @@ final class JdkOpenFile {
     }
 
     /** Takes the file for one more request; false once it is closing. */
-    synchronized boolean acquire() {
-        if (closing) {
-            return false;
+    boolean acquire() {
+        for (int s = state.get(); (s & CLOSING) == 0; s = state.get()) {
+            if (state.compareAndSet(s, s + ONE_USER)) {
+                return true;
+            }
         }
-        users++;
-        return true;
+        return false;
     }
 
     /** A request is done with the file; the last one closes it if a close is waiting. */
     void release() {
-        boolean last;
-        synchronized (this) {
-            last = --users == 0 && closing;
-        }
-        if (last) {
+        if (state.addAndGet(-ONE_USER) == CLOSING) {
             closeChannel();
         }
     }
@@ -72,12 +75,7 @@ final class JdkOpenFile {
      * close's failure. Called once, by whoever took the file out of the table.
      */
     CompletionStage<Void> closeWhenUnused() {
-        boolean now;
-        synchronized (this) {
-            closing = true;
-            now = users == 0;
-        }
-        if (now) {
+        if (state.getAndUpdate(s -> s | CLOSING) == 0) {
             closeChannel();
         }
         return closed;

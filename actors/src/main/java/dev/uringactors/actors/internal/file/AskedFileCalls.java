@@ -1,0 +1,107 @@
+package dev.uringactors.actors.internal.file;
+
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.file.RingProtocol.Command;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.util.ByteString;
+import scala.concurrent.ExecutionContext;
+import scala.jdk.javaapi.FutureConverters;
+
+import java.nio.ByteBuffer;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * The file calls as asks of the rings' file actors: each call is a request to the actor of the ring its file is
+ * on, and completes on the thread the answer arrives on (the ring's), or fails once {@code timeout} has passed
+ * with no answer (an actor that no longer exists).
+ */
+public final class AskedFileCalls implements FileCalls {
+    /** Runs a callback on the thread that completes the future: the ring's, for an answer. */
+    private static final ExecutionContext ON_ANSWERING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
+    private final FileRings rings;
+    private final Scheduler scheduler;
+    private final Duration timeout;
+
+    public AskedFileCalls(FileRings rings, Scheduler scheduler, Duration timeout) {
+        this.rings = rings;
+        this.scheduler = scheduler;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public CompletionStage<FileHandle> open(int ring, Path path, Set<? extends OpenOption> options) {
+        return ask(ring, replyTo -> new RingProtocol.Open(path, options, replyTo));
+    }
+
+    @Override
+    public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options) {
+        return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, options, replyTo));
+    }
+
+    @Override
+    public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Read(file, position, length, replyTo));
+    }
+
+    @Override
+    public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
+        return ask(file.ring(), replyTo -> new RingProtocol.ReadWith<>(file, position, length, reader, replyTo));
+    }
+
+    @Override
+    public CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length) {
+        long[] copy = positions.clone(); // the message must not change once sent
+        return ask(file.ring(), replyTo -> new RingProtocol.ReadBatch(file, copy, length, replyTo));
+    }
+
+    @Override
+    public CompletionStage<Integer> write(FileHandle file, long position, ByteString data) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Write(file, position, data, replyTo));
+    }
+
+    @Override
+    public CompletionStage<Done> fsync(FileHandle file, boolean dataOnly) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Fsync(file, dataOnly, replyTo));
+    }
+
+    @Override
+    public CompletionStage<FileStat> stat(int ring, Path path) {
+        return ask(ring, replyTo -> new RingProtocol.Stat(path, replyTo));
+    }
+
+    @Override
+    public CompletionStage<FileStat> stat(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.StatFile(file, replyTo));
+    }
+
+    @Override
+    public CompletionStage<Done> close(FileHandle file) {
+        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
+    }
+
+    /**
+     * Asks ring {@code ring}'s file actor, and completes a plain future on the thread the answer arrives on. (The
+     * ask's own stage runs even non-async callbacks on another thread: a hop to the common pool per callback,
+     * and a new thread per callback where the JVM sees one CPU.)
+     */
+    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        FutureConverters.asScala(AskPattern.askWithStatus(rings.actor(ring), request::apply, timeout, scheduler))
+                .onComplete(result -> result.isSuccess() ? answer.complete(result.get())
+                        : answer.completeExceptionally(result.failed().get()), ON_ANSWERING_THREAD);
+        return answer;
+    }
+}

@@ -1,0 +1,240 @@
+package dev.uringactors.actors.internal.file.jdk;
+
+import dev.uringactors.actors.RingFailedException;
+import dev.uringactors.actors.file.FileHandle;
+import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.actors.internal.file.FileCalls;
+import dev.uringactors.actors.internal.file.FileRequests;
+import dev.uringactors.ring.Opcode;
+import org.apache.pekko.Done;
+import org.apache.pekko.util.ByteString;
+import scala.util.control.NonFatal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+
+/**
+ * The file protocol on the JDK backend, carried out with JDK file channels on the dispatcher for blocking file
+ * I/O ({@code uring.jdk.file-dispatcher}): each request is checked at once, as the ring's actor checks it, takes
+ * its file ({@link JdkOpenFile}) on the caller's thread, and runs as one task of that dispatcher, whose thread
+ * completes its stage; a caller that is itself such a thread finishing a call runs the next in place
+ * ({@link InPlaceRunner}). Each request completes once, also when the dispatcher refuses it. {@code UringFiles}
+ * calls it directly; the file actors ({@link JdkFileActor}) answer their messages with it.
+ */
+public final class JdkFileRequests implements FileCalls {
+    private final JdkOpenFiles files;
+    private final Executor io;
+    private final InPlaceRunner runner;
+    private final int maxIoSize;
+    /** Logs, once for the system, that REGISTERED is dropped. */
+    private final Runnable registeredIgnored;
+
+    JdkFileRequests(JdkOpenFiles files, Executor io, int maxIoSize, Runnable registeredIgnored) {
+        this.files = files;
+        this.io = io;
+        this.runner = new InPlaceRunner(io);
+        this.maxIoSize = maxIoSize;
+        this.registeredIgnored = registeredIgnored;
+    }
+
+    @Override
+    public CompletionStage<FileHandle> open(int ring, Path path, Set<? extends OpenOption> options) {
+        boolean direct = options.contains(UringOpenOption.DIRECT);
+        return withOptions(options, jdkOptions -> call(ring, Opcode.OPENAT, path, null,
+                () -> files.opened(JdkFileCalls.open(path, jdkOptions), path, direct, ring)));
+    }
+
+    @Override
+    public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options) {
+        boolean direct = options.contains(UringOpenOption.DIRECT);
+        Path shown = directory.path().resolve(path);
+        return withOptions(options, jdkOptions -> onFile(directory, Opcode.OPENAT2, shown,
+                held -> files.opened(JdkFileCalls.openBeneath(directory.path(), path, jdkOptions, shown.toString()),
+                        shown, direct, directory.ring())));
+    }
+
+    /**
+     * {@code open} with the JDK's options for a request's, or the request refused when they are wrong;
+     * REGISTERED, which means nothing here, is said once.
+     */
+    private CompletionStage<FileHandle> withOptions(Set<? extends OpenOption> requested,
+                                                    Function<Set<OpenOption>, CompletionStage<FileHandle>> open) {
+        if (requested.contains(UringOpenOption.REGISTERED)) {
+            registeredIgnored.run();
+        }
+        Set<OpenOption> options;
+        try {
+            options = JdkOpenOptions.of(requested);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return open.apply(options);
+    }
+
+    @Override
+    public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
+        IllegalArgumentException refused = FileRequests.readRefusal(position, length, maxIoSize);
+        return refused != null ? refuse(file, refused)
+                : onFile(file, Opcode.READ, null, f -> JdkFileCalls.read(f, position, length));
+    }
+
+    @Override
+    public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
+        IllegalArgumentException refused = FileRequests.readRefusal(position, length, maxIoSize);
+        return refused != null ? refuse(file, refused)
+                : onFile(file, Opcode.READ, null, f -> JdkFileCalls.readLent(f, position, length, reader));
+    }
+
+    /** The reads of a batch one after another as one task: one answer, the first failure or all of them. */
+    @Override
+    public CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length) {
+        long[] copy = positions.clone(); // read later, on the dispatcher
+        IllegalArgumentException refused = FileRequests.batchRefusal(copy, length, maxIoSize);
+        if (refused != null) {
+            return refuse(file, refused);
+        }
+        return onFile(file, Opcode.READ, null, f -> {
+            List<ByteString> results = new ArrayList<>(copy.length);
+            for (long position : copy) {
+                results.add(JdkFileCalls.read(f, position, length));
+            }
+            return results;
+        });
+    }
+
+    @Override
+    public CompletionStage<Integer> write(FileHandle file, long position, ByteString data) {
+        IllegalArgumentException refused = FileRequests.writeRefusal(position, data.size(), maxIoSize);
+        return refused != null ? refuse(file, refused)
+                : onFile(file, Opcode.WRITE, null, f -> JdkFileCalls.write(f, position, data));
+    }
+
+    @Override
+    public CompletionStage<Done> fsync(FileHandle file, boolean dataOnly) {
+        return onFile(file, Opcode.FSYNC, null, f -> {
+            f.channel().force(!dataOnly);
+            return Done.getInstance();
+        });
+    }
+
+    @Override
+    public CompletionStage<FileStat> stat(int ring, Path path) {
+        return call(ring, Opcode.STATX, path, null, () -> JdkStat.of(path));
+    }
+
+    @Override
+    public CompletionStage<FileStat> stat(FileHandle file) {
+        return onFile(file, Opcode.STATX, null, JdkOpenFile::stat);
+    }
+
+    /**
+     * Closes the file once the requests taken before this close are done (the ring's CLOSE lets them complete);
+     * completes then. The close is not refused, even by a dispatcher that is shutting down.
+     */
+    @Override
+    public CompletionStage<Done> close(FileHandle file) {
+        JdkOpenFile open = files.closing(file);
+        if (open == null) {
+            return CompletableFuture.failedFuture(new ClosedChannelException());
+        }
+        CompletableFuture<Done> answer = new CompletableFuture<>();
+        Runnable close = () -> open.closeWhenUnused().whenComplete((v, e) -> {
+            if (e == null) {
+                answer.complete(Done.getInstance());
+            } else {
+                answer.completeExceptionally(JdkErrors.of(Opcode.CLOSE, file.path().toString(), (Exception) e));
+            }
+        });
+        try {
+            io.execute(close);
+        } catch (RejectedExecutionException e) {
+            close.run();
+        }
+        return answer;
+    }
+
+    /**
+     * Runs {@code call} on the open {@code file}, taken for it here and given back after; a closed file is refused
+     * with a {@link ClosedChannelException}. {@code target} names the call in errors, the file's path when null.
+     */
+    private <T> CompletionStage<T> onFile(FileHandle file, Opcode op, Path target, FileCall<T> call) {
+        JdkOpenFile open = files.use(file);
+        if (open == null) {
+            return CompletableFuture.failedFuture(new ClosedChannelException());
+        }
+        return call(file.ring(), op, target != null ? target : file.path(), open, () -> call.run(open));
+    }
+
+    /**
+     * Runs {@code call} on the file dispatcher (or in place, {@link InPlaceRunner}) and completes with its result
+     * or its failure: the JDK's as the ring's would be ({@link JdkErrors}), any other as it is (a reader's, also an
+     * {@link Error} such as a failed assert; not the JVM's own, which {@link NonFatal} tells apart). {@code taken}
+     * is released before the stage completes. A dispatcher that is shut down fails it as ring {@code ring}'s end.
+     */
+    private <T> CompletionStage<T> call(int ring, Opcode op, Path target, JdkOpenFile taken, Call<T> call) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        try {
+            runner.run(() -> complete(answer, op, target, taken, call));
+        } catch (RejectedExecutionException e) { // the dispatcher is shutting down with the system
+            if (taken != null) {
+                taken.release();
+            }
+            answer.completeExceptionally(new RingFailedException(ring, e));
+        }
+        return answer;
+    }
+
+    private static <T> void complete(CompletableFuture<T> answer, Opcode op, Path target, JdkOpenFile taken,
+                                     Call<T> call) {
+        T result = null;
+        Throwable failure = null;
+        try {
+            result = call.run();
+        } catch (IOException | NonReadableChannelException | NonWritableChannelException e) {
+            failure = JdkErrors.of(op, target.toString(), e);
+        } catch (RuntimeException | Error e) { // a reader's bug, answered as the ring answers it
+            if (!NonFatal.apply(e)) {
+                throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the call's
+            }
+            failure = e;
+        } finally {
+            if (taken != null) {
+                taken.release();
+            }
+        }
+        if (failure == null) {
+            answer.complete(result);
+        } else {
+            answer.completeExceptionally(failure);
+        }
+    }
+
+    /** A refused request with the file it names: a closed file is refused as such first, as on the ring. */
+    private <T> CompletionStage<T> refuse(FileHandle file, Exception refused) {
+        return CompletableFuture.failedFuture(files.isOpen(file) ? refused : new ClosedChannelException());
+    }
+
+    /** A blocking call of the JDK's. */
+    private interface Call<T> {
+        T run() throws IOException;
+    }
+
+    /** A blocking call on an open file. */
+    private interface FileCall<T> {
+        T run(JdkOpenFile file) throws IOException;
+    }
+}
