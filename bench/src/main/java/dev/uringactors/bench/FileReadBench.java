@@ -29,10 +29,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * 4 KiB reads at random aligned offsets, {@code qd} in flight, through the actors, then in the same run
- * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads; with
+ * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads (as it is, and
+ * with each read's bytes kept in an array of their own, as a read's answer must be); with
  * {@code --fio fio}, fio's io_uring engine on the same file first ({@code --fio-best true}: with its fastest
  * settings). Each figure comes with the CPU time its process spent per read over the measured window.
  */
@@ -75,7 +77,8 @@ final class FileReadBench {
         UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks)
                 : uring(file, direct, qd, settings, seconds, blocks, batch, registered, lend);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
-        Throughput pool = channelPool(file, direct, qd, seconds, blocks);
+        Throughput pool = channelPool(file, direct, qd, seconds, blocks, false);
+        Throughput poolKept = channelPool(file, direct, qd, seconds, blocks, true);
         Throughput u = uring.throughput();
         System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
                 u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
@@ -89,12 +92,17 @@ final class FileReadBench {
             System.out.println("uring: reads lent to a reader in the ring's buffer (ReadWith), not copied to the heap");
         }
         System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
-                        + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io%n",
+                        + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io, "
+                        + "filechannel-pool-kept %.0f IOPS %.2f us/io%n",
                 direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
-                async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp());
+                async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp(), poolKept.perSecond(),
+                poolKept.cpuMicrosPerOp());
+        System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-kept: %.2f%n",
+                u.perSecond() / poolKept.perSecond());
         record(figures, ours, qd, u);
         record(figures, "async-channel", qd, async);
         record(figures, "filechannel-pool", qd, pool);
+        record(figures, "filechannel-pool-kept", qd, poolKept);
     }
 
     private static void record(FigureRecorder figures, String series, int qd, Throughput t) {
@@ -305,10 +313,16 @@ final class FileReadBench {
         }
     }
 
-    private static Throughput channelPool(Path file, boolean direct, int qd, int seconds, long blocks)
+    /**
+     * {@code qd} threads reading {@code file} in a loop, each into a buffer of its own; with {@code kept}, each
+     * read's bytes copied into an array of their own, as an API that hands them on must (a read's answer, a
+     * {@code ByteString}, outlives the buffer).
+     */
+    private static Throughput channelPool(Path file, boolean direct, int qd, int seconds, long blocks, boolean kept)
             throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong completed = new AtomicLong();
+        LongAdder keptBytes = new LongAdder();
         ExecutorService pool = Executors.newFixedThreadPool(qd);
         try (FileChannel channel = FileChannel.open(file, jdkOptions(direct))) {
             for (int i = 0; i < qd; i++) {
@@ -318,6 +332,11 @@ final class FileReadBench {
                         while (!stop.get()) {
                             buffer.clear().limit(BLOCK);
                             channel.read(buffer, randomOffset(blocks));
+                            if (kept) {
+                                byte[] copy = new byte[buffer.flip().remaining()];
+                                buffer.get(copy);
+                                keptBytes.add(copy.length);
+                            }
                             completed.incrementAndGet();
                         }
                     } catch (IOException e) {
@@ -329,6 +348,10 @@ final class FileReadBench {
             stop.set(true);
             pool.shutdown();
             pool.awaitTermination(10, TimeUnit.SECONDS);
+            if (kept && keptBytes.sum() != completed.get() * BLOCK) {
+                throw new IllegalStateException("the pool kept " + keptBytes.sum() + " bytes of " + completed.get()
+                        + " reads: a short read");
+            }
             return throughput;
         }
     }

@@ -15,7 +15,8 @@ public final class Main {
               file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto]
                         [--batch 1] [--registered false] [--lend false] [--via actor|files] [--fio fio [--fio-best true]]
                         [--backend io-uring|jdk]
-                  4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool (and fio); --lend:
+                  4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool, as it is and with
+                  each read's bytes kept in an array (and fio); --lend:
                   ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
                   echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp;
