@@ -12,6 +12,7 @@ import org.apache.pekko.http.impl.engine.http2.Http2Blueprint$;
 import org.apache.pekko.http.impl.engine.http2.Http2Ext;
 import org.apache.pekko.http.impl.engine.http2.NoOpTelemetry$;
 import org.apache.pekko.http.impl.engine.http2.TelemetrySpi;
+import org.apache.pekko.http.impl.engine.parsing.NotEnoughDataException$;
 import org.apache.pekko.http.impl.engine.server.GracefulTerminatorStage;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes$;
 import org.apache.pekko.http.impl.engine.server.MasterServerTerminator;
@@ -50,6 +51,7 @@ import scala.util.Try;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -71,6 +73,13 @@ import java.util.function.Function;
  * built against ({@link PekkoHttpVersions}).
  */
 public final class ServerStack {
+    static {
+        // The parser throws this where a read ends mid-request, at the deepest point of its recursion (once per
+        // pipelined request). Made here, on a shallow stack: a StackOverflowError in its first initialization
+        // would leave the class unusable in this JVM, and every later split or malformed request unanswered.
+        Objects.requireNonNull(NotEnoughDataException$.MODULE$);
+    }
+
     private final ActorSystem system;
     private final HttpExt http;
     private final ServerSettings settings;
