@@ -67,7 +67,8 @@ import java.util.function.Function;
  * are public in bytecode only): the terminators and their stage, the TLS stage for a connection context, the
  * constructors of the Java API's {@code IncomingConnection} and {@code ServerBinding}; for HTTP/2 its extension
  * (the protocol switches, the TLS stage with ALPN), its blueprint (the HTTP/2 stack, the handler keyed by stream),
- * the parser of {@code HTTP2-Settings}, the upgrade header, the idle timeout and the remote-address attribute.
+ * the parser of {@code HTTP2-Settings}, the upgrade header, the idle timeout and the remote-address attribute;
+ * and the HTTP/1.1 parser's {@code NotEnoughDataException}, initialized early.
  * Everything else uses Pekko HTTP's public API, so that a Pekko HTTP that moves them breaks this class alone
  * ({@code PekkoHttpInternalsTest}), and a server refuses to start with another minor version than the one it was
  * built against ({@link PekkoHttpVersions}).
