@@ -46,6 +46,7 @@ class UringSettingsTest {
         assertEquals(64, s.dispatcherThroughput());
         assertEquals(256, s.tasksPerTurn());
         assertEquals(Duration.ofSeconds(1), s.stuckTaskWarning());
+        assertEquals(16 << 20, s.threadStackSize());
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
         assertEquals(Duration.ofSeconds(30), s.requestTimeout());
         assertEquals(new UringSettings.Admission(2048, 16384), s.admission(), "the CQ's size; 16 x sq-entries");
@@ -138,6 +139,7 @@ class UringSettingsTest {
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
             dispatcher.stuck-task-warning | 1ms        | a duration from 10ms to 1h, got 1ms
+            dispatcher.thread-stack-size | 64 KiB     | a size from 262144 to 1073741824 bytes
             shutdown-timeout          | 0s             | a duration from 1ms to 1h, got 0s
             request-timeout           | soon           | a duration such as 10ms
             admission.max-in-flight   | 0              | whole number from 1 to 1048576

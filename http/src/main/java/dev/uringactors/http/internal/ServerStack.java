@@ -12,6 +12,7 @@ import org.apache.pekko.http.impl.engine.http2.Http2Blueprint$;
 import org.apache.pekko.http.impl.engine.http2.Http2Ext;
 import org.apache.pekko.http.impl.engine.http2.NoOpTelemetry$;
 import org.apache.pekko.http.impl.engine.http2.TelemetrySpi;
+import org.apache.pekko.http.impl.engine.parsing.NotEnoughDataException$;
 import org.apache.pekko.http.impl.engine.server.GracefulTerminatorStage;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes$;
 import org.apache.pekko.http.impl.engine.server.MasterServerTerminator;
@@ -50,6 +51,7 @@ import scala.util.Try;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -65,13 +67,21 @@ import java.util.function.Function;
  * are public in bytecode only): the terminators and their stage, the TLS stage for a connection context, the
  * constructors of the Java API's {@code IncomingConnection} and {@code ServerBinding}; for HTTP/2 its extension
  * (the protocol switches, the TLS stage with ALPN), its blueprint (the HTTP/2 stack, the handler keyed by stream),
- * the parser of {@code HTTP2-Settings}, the upgrade header, the idle timeout and the remote-address attribute.
+ * the parser of {@code HTTP2-Settings}, the upgrade header, the idle timeout and the remote-address attribute;
+ * and the HTTP/1.1 parser's {@code NotEnoughDataException}, initialized early.
  * Everything else uses Pekko HTTP's public API, so that a Pekko HTTP that moves them breaks this class alone
  * ({@code PekkoHttpInternalsTest}), and a server refuses to start with another minor version than the one it was
  * built against ({@link PekkoHttpVersions}).
  */
 public final class ServerStack {
     private static final ExecutionContext ON_COMPLETING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
+
+    static {
+        // The parser throws this where a read ends mid-request, at the deepest point of its recursion (once per
+        // pipelined request). Made here, on a shallow stack: a StackOverflowError in its first initialization
+        // would leave the class unusable in this JVM, and every later split or malformed request unanswered.
+        Objects.requireNonNull(NotEnoughDataException$.MODULE$);
+    }
 
     private final ActorSystem system;
     private final HttpExt http;

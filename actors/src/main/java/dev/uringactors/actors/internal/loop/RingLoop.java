@@ -110,7 +110,8 @@ public final class RingLoop implements Executor {
     public RingLoop(int index, UringSettings settings, SqPollGroup group) {
         this.index = index;
         this.settings = settings;
-        this.thread = new Thread(() -> run(group), "uring-ring-" + index);
+        // A stack of its own size: Pekko HTTP's parser, run here, recurses once per pipelined request in a read.
+        this.thread = new Thread(null, () -> run(group), "uring-ring-" + index, settings.threadStackSize());
         thread.setDaemon(true);
     }
 

@@ -38,6 +38,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import java.net.InetSocketAddress;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * One TCP connection, running on its ring's thread and issuing its own requests there: a multishot recv that
@@ -88,6 +89,12 @@ public final class TcpConnection {
     /** The ring closed for good (it failed too often, or the system shuts down): close without it. */
     record RingClosed(RuntimeException cause) implements Internal {
     }
+
+    /**
+     * Tests only: wraps each connection's behavior as it is announced, so that a test can make the actor fail.
+     * Nothing else sets it.
+     */
+    static volatile UnaryOperator<Behavior<ConnectionCommand>> wrapConnection = UnaryOperator.identity();
 
     /** Where the connection is in its life. */
     enum Phase {
@@ -140,6 +147,10 @@ public final class TcpConnection {
     private long lastActivity = System.nanoTime();
     /** The event the connection ends with, decided as its close begins. */
     private ConnectionClosed endEvent;
+    /** Handed out (Connected told): its handler is owed one event that ends it. */
+    private boolean announced;
+    /** That event was told. */
+    private boolean endTold;
     /** The register time-out that counts, or null. */
     private RegisterTimeout registerTimeout;
     private Cancellable registerTimer;
@@ -264,8 +275,10 @@ public final class TcpConnection {
         TcpRing.of(loop).counters().connectionOpened();
         phase = Phase.AWAITING_REGISTRATION;
         owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress, ctx.getSelf(), loop.index()));
+        announced = true;
         // One behavior object with a type test per message: cheaper to build per connection than a builder.
-        return Behaviors.receive((context, m) -> onMessage(m), (context, signal) -> onSignal(signal));
+        return wrapConnection.apply(Behaviors.receive((context, m) -> onMessage(m),
+                (context, signal) -> onSignal(signal)));
     }
 
     private Behavior<ConnectionCommand> onSignal(Signal signal) {
@@ -319,7 +332,7 @@ public final class TcpConnection {
             return closeWhenIdle();
         } else if (m instanceof CloseDone) {
             loop.unsubscribe(ringEvents);
-            handler().tell(endEvent);
+            tellEnd(endEvent);
             return Behaviors.stopped();
         } else if (m instanceof WriteCommand w) {
             return write(w); // refused: the connection is closing
@@ -590,12 +603,22 @@ public final class TcpConnection {
         }
     }
 
+    /** Tells the handler (the owner before one registered) how the connection ended, once. */
+    private void tellEnd(ConnectionClosed event) {
+        if (announced && !endTold) {
+            endTold = true;
+            handler().tell(event);
+        }
+    }
+
     /**
-     * Stopped from outside (its parent, the system shutting down, a failure): close without waiting for anyone.
-     * On the loop thread through the ring (which closes directly once it is shut down); off it the loop has
-     * ended and its ring is drained, so close(2) runs here.
+     * Stopped from outside (its parent, the system shutting down, a failure): close without waiting for anyone,
+     * and tell the handler, as Pekko IO does, unless it heard already. On the loop thread through the ring (which
+     * closes directly once it is shut down); off it the loop has ended and its ring is drained, so close(2) runs
+     * here.
      */
     private void closeOnStop() {
+        tellEnd(new ErrorClosed("the connection's actor stopped before the connection ended"));
         loop.unsubscribe(ringEvents);
         if (phase == Phase.CLOSED) {
             return;
