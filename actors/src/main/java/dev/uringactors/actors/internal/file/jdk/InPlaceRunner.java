@@ -5,9 +5,11 @@ import java.util.concurrent.Executor;
 /**
  * Runs the blocking file calls on the file dispatcher, and in place when the caller is already one of its threads
  * running a call of this runner: a chain of reads, each issued by the callback of the one before, then goes on on
- * the thread it is on with no hand-over. A task runs at most {@link #IN_PLACE_CALLS} calls in place, then the
- * next one goes to the back of the dispatcher's queue: this bounds the stack (each call in place nests in the
- * callback of the one before) and lets the other tasks waiting on the dispatcher have their turn.
+ * the thread it is on with no hand-over. So do several calls made by one callback: one after another, as a chain
+ * would. A task runs at most {@link #IN_PLACE_CALLS} calls in place, then the next one goes to the back of the
+ * dispatcher's queue: this bounds the stack (each call in place nests in the callback of the one before) and lets
+ * the other tasks waiting on the dispatcher have their turn. A thread whose interrupt flag is set runs none in
+ * place: a FileChannel read on it would close the channel for every user of the file.
  */
 final class InPlaceRunner {
     /** Calls a task may run in place after its own. */
@@ -26,7 +28,7 @@ final class InPlaceRunner {
      */
     void run(Runnable call) {
         Turn turn = TURN.get();
-        if (turn.runner == this && turn.left > 0) {
+        if (turn.runner == this && turn.left > 0 && !Thread.currentThread().isInterrupted()) {
             turn.left--;
             call.run();
         } else {

@@ -85,12 +85,14 @@ final class JdkFileCalls {
     private static final class LentBuffer {
         /** Larger reads are rarer, and lent from a buffer of their own. */
         static final int SIZE = 64 * 1024;
+        /** An O_DIRECT read needs its direct buffer aligned to the file system's block: 4 KiB covers 512 too. */
+        private static final int ALIGNMENT = 4096;
         private ByteBuffer buffer;
         private boolean lent;
 
         ByteBuffer take(int length) {
             if (buffer == null) {
-                buffer = ByteBuffer.allocateDirect(SIZE);
+                buffer = ByteBuffer.allocateDirect(SIZE + ALIGNMENT).alignedSlice(ALIGNMENT);
             }
             lent = true;
             return buffer.clear().limit(length);

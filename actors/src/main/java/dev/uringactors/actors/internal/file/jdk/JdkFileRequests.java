@@ -183,7 +183,7 @@ public final class JdkFileRequests implements FileCalls {
      * Runs {@code call} on the file dispatcher (or in place, {@link InPlaceRunner}) and completes with its result
      * or its failure: the JDK's as the ring's would be ({@link JdkErrors}), any other as it is (a reader's, also an
      * {@link Error} such as a failed assert; not the JVM's own, which {@link NonFatal} tells apart). {@code taken}
-     * is released before the stage completes. A dispatcher that is shut down fails it as ring {@code ring}'s end.
+     * is released once the stage has completed. A dispatcher that is shut down fails it as ring {@code ring}'s end.
      */
     private <T> CompletionStage<T> call(int ring, Opcode op, Path target, JdkOpenFile taken, Call<T> call) {
         CompletableFuture<T> answer = new CompletableFuture<>();
@@ -208,18 +208,24 @@ public final class JdkFileRequests implements FileCalls {
             failure = JdkErrors.of(op, target.toString(), e);
         } catch (RuntimeException | Error e) { // a reader's bug, answered as the ring answers it
             if (!NonFatal.apply(e)) {
+                if (taken != null) {
+                    taken.release();
+                }
                 throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the call's
             }
             failure = e;
+        }
+        try {
+            if (failure == null) {
+                answer.complete(result);
+            } else {
+                answer.completeExceptionally(failure);
+            }
         } finally {
+            // After the answer: a close waiting for this call completes once its answer's callbacks have run.
             if (taken != null) {
                 taken.release();
             }
-        }
-        if (failure == null) {
-            answer.complete(result);
-        } else {
-            answer.completeExceptionally(failure);
         }
     }
 

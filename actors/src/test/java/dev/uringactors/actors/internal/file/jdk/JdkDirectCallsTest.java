@@ -4,12 +4,14 @@ import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.ring.OpenFds;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +37,7 @@ import static dev.uringactors.actors.TestRings.assertFailsWith;
 import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,6 +80,15 @@ class JdkDirectCallsTest {
         // A read run in place has completed by the time read() returns; at most one in 33 goes to the queue.
         assertTrue(chain.completedAtOnce.get() > 90_000, "reads run in place: " + chain.completedAtOnce.get());
         get(files.close(file));
+    }
+
+    private static boolean awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Reads one after the other, each issued by the callback of the one before, checking what each read. */
@@ -150,6 +162,46 @@ class JdkDirectCallsTest {
     }
 
     @Test
+    void aLentReadOfAFileOpenedDirectLandsInAnAlignedBuffer() throws Exception {
+        Path path = numbered("direct", 4096);
+        FileHandle file;
+        try {
+            file = get(files.open(path, UringOpenOption.DIRECT));
+        } catch (Exception e) {
+            Assumptions.abort("the file system of " + tmp + " refuses O_DIRECT: " + e);
+            return;
+        }
+        for (int block = 0; block < 4; block++) { // the thread's buffer, reused
+            long first = block * 4096L / 8;
+            long read = get(files.read(file, block * 4096L, 4096, b -> b.getLong(0)));
+            assertEquals(first, read);
+        }
+        get(files.close(file));
+    }
+
+    @Test
+    void aCallbackThatLeavesItsThreadInterruptedBreaksNoFile() throws Exception {
+        FileHandle file = get(files.open(numbered("interrupted", 16)));
+        // The one file thread held by a reader, so that the first read below completes there, after its callback
+        // is registered: the callback runs on that thread, and its read would run in place.
+        CountDownLatch hold = new CountDownLatch(1);
+        CompletionStage<Boolean> held = files.read(file, 0, 8, b -> awaitUninterruptibly(hold));
+        AtomicReference<String> callbackThread = new AtomicReference<>();
+        CompletableFuture<ByteString> second = files.read(file, 0, 8).toCompletableFuture()
+                .thenCompose(first -> {
+                    callbackThread.set(Thread.currentThread().getName());
+                    Thread.currentThread().interrupt(); // as a callback that caught an interrupt and restored it
+                    return files.read(file, 8, 8);
+                });
+        hold.countDown();
+        assertTrue(get(held));
+        assertEquals(1, get(second).asByteBuffer().getLong());
+        assertTrue(callbackThread.get().contains("file-dispatcher"), callbackThread.get());
+        assertEquals(2, get(files.read(file, 16, 8)).asByteBuffer().getLong(), "the file was closed under us");
+        get(files.close(file));
+    }
+
+    @Test
     void everyCallWithAClosedHandleIsRefusedAsClosed() throws Exception {
         Path path = numbered("closed", 16);
         FileHandle file = get(files.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE));
@@ -190,10 +242,13 @@ class JdkDirectCallsTest {
             get(closed);
             int done = 0;
             for (CompletableFuture<ByteString> read : reads) {
+                // The two reads of each block before the close took the file before it: they must succeed.
+                boolean beforeClose = done < 200;
                 try {
                     ByteString data = read.get(10, TimeUnit.SECONDS);
                     assertTrue(data.size() == 8 || data.utf8String().equals("8"), data::utf8String);
                 } catch (ExecutionException e) {
+                    assertFalse(beforeClose, () -> "read " + read + " sent before the close failed: " + e);
                     assertInstanceOf(ClosedChannelException.class, e.getCause());
                 }
                 done++;
