@@ -29,10 +29,13 @@ import java.util.function.Function;
  *
  * <p>On the JDK backend ({@code uring.backend}) each call is one JDK file channel call run as one task of the
  * dispatcher {@code uring.jdk.file-dispatcher}, with no actor between, whose thread completes the stage; with the
- * same results and errors. A call made on such a thread as it completes a stage (the next read of a chain) runs
- * there and then, up to 32 in a row before one waits its turn on the dispatcher again. What
- * differs: handles carry no descriptor ({@link FileHandle#NO_DESCRIPTOR}), so the stat of an open file is the
- * stat of its path; {@link UringOpenOption#REGISTERED} is ignored (logged once); a batch's reads run in turn.
+ * same results and errors. A call made on such a thread (the next read of a chain, in a callback or a reader) runs
+ * there and then, so its stage may be complete when it is returned; several calls made by one callback run one
+ * after another; up to 32 in a row before one waits its turn on the dispatcher again. What differs: handles carry
+ * no descriptor ({@link FileHandle#NO_DESCRIPTOR}), so the stat of an open file is the stat of its path;
+ * {@link UringOpenOption#REGISTERED} is ignored (logged once); a batch's reads run in turn; a reader runs on a
+ * dispatcher thread with a view of that thread's buffer; a close waits for the calls made before it, but not for
+ * messages told to a file actor ({@link #ring(int)}) before it, which it may refuse as closed.
  */
 public final class UringFiles {
     private final UringExtension uring;
@@ -83,7 +86,8 @@ public final class UringFiles {
     /**
      * Reads up to {@code length} bytes at {@code position} and completes with what {@code reader} makes of them,
      * without copying them to the heap first ({@link RingProtocol.ReadWith}): the reader runs on the ring's thread
-     * with a read-only view of the ring's buffer, valid only while it runs.
+     * with a read-only view of the ring's buffer (on the JDK backend, of its dispatcher thread's), valid only while
+     * it runs.
      */
     public <T> CompletionStage<T> read(FileHandle file, long position, int length, Function<ByteBuffer, T> reader) {
         return calls.read(file, position, length, reader);

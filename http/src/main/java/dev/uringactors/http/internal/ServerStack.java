@@ -53,6 +53,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -140,10 +141,10 @@ public final class ServerStack {
             Flow<HttpRequest, HttpResponse, CompletionStage<Done>> watched = Flow.of(HttpRequest.class)
                     .watchTermination(Keep.right())
                     .via(handler)
-                    .watchTermination((before, after) -> before.thenCompose(done -> after));
+                    .watchTermination((before, after) -> plain(before).thenCompose(done -> plain(after)));
             return watched.joinMat(forConnection(remote), Keep.both())
                     .watchTermination((values, ended) -> {
-                        ended.whenComplete((done, failure) -> terminator.removeConnection(values.second()));
+                        plain(ended).whenComplete((done, failure) -> terminator.removeConnection(values.second()));
                         return values;
                     })
                     .mapMaterializedValue(values -> {
@@ -168,15 +169,14 @@ public final class ServerStack {
                     : Attributes.none();
             return Flow.fromGraph(new Http2Connection(handler, handlerContext).switching(remote))
                     .watchTermination((chosen, ended) -> {
+                        CompletionStage<Done> end = plain(ended);
                         // The terminator exists once the protocol is chosen, at the connection's first bytes.
-                        // Registered where the choice completes: a Java view of the Scala future would run it on
-                        // the common pool, or on a new thread where the JVM sees two CPUs or fewer.
                         chosen.foreach(connectionTerminator -> {
                             terminator.registerConnection(connectionTerminator, ec);
-                            ended.whenComplete((done, failure) -> terminator.removeConnection(connectionTerminator));
+                            end.whenComplete((done, failure) -> terminator.removeConnection(connectionTerminator));
                             return BoxedUnit.UNIT;
                         }, ON_COMPLETING_THREAD);
-                        return ended;
+                        return end;
                     })
                     .joinMat(BidiFlow.fromGraph(HttpConnectionIdleTimeoutBidi$.MODULE$.apply(
                             settings.timeouts().idleTimeout(), Option.apply(remote))), Keep.left())
@@ -331,6 +331,18 @@ public final class ServerStack {
             return Http2Blueprint$.MODULE$.handleWithStreamIdHeader(settings.http2Settings().maxConcurrentStreams(),
                     handler, handlerContext);
         }
+    }
+
+    /**
+     * A plain future completed on the thread that completes {@code stage}. The stages Pekko's Java API gives are
+     * views of Scala futures, which run even a non-async callback on the common pool: a hop per callback, and a
+     * new thread per callback where the JVM sees two CPUs or fewer.
+     */
+    private static <T> CompletableFuture<T> plain(CompletionStage<T> stage) {
+        CompletableFuture<T> plain = new CompletableFuture<>();
+        FutureConverters.asScala(stage).onComplete(result -> result.isSuccess() ? plain.complete(result.get())
+                : plain.completeExceptionally(result.failed().get()), ON_COMPLETING_THREAD);
+        return plain;
     }
 
     /** TLS for an HTTPS context, or its placebo. */

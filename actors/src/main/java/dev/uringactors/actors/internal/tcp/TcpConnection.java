@@ -613,12 +613,15 @@ public final class TcpConnection {
 
     /**
      * Stopped from outside (its parent, the system shutting down, a failure): close without waiting for anyone,
-     * and tell the handler, as Pekko IO does, unless it heard already. On the loop thread through the ring (which
+     * and tell the handler, as Pekko IO does, unless it heard already: the end a close under way was to tell, or
+     * an ErrorClosed. On the loop thread through the ring (which
      * closes directly once it is shut down); off it the loop has ended and its ring is drained, so close(2) runs
      * here.
      */
     private void closeOnStop() {
-        tellEnd(new ErrorClosed("the connection's actor stopped before the connection ended"));
+        // A close already under way ends as it was to end; any other way is an error.
+        tellEnd(endEvent != null ? endEvent
+                : new ErrorClosed("the connection's actor stopped before the connection ended"));
         loop.unsubscribe(ringEvents);
         if (phase == Phase.CLOSED) {
             return;
