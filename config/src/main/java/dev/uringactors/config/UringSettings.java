@@ -157,12 +157,12 @@ public record UringSettings(
      */
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
                       int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
-                      Duration acceptBackoff, Duration registerTimeout, int fileChunk,
+                      Duration acceptBackoff, Duration registerTimeout, int fileChunk, int writeChunk,
                       int spliceThreshold) {
         /** These settings with another idle timeout (null: infinite), for one listener. */
         public Tcp withIdleTimeout(Duration timeout) {
             return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
-                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, spliceThreshold);
+                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, writeChunk, spliceThreshold);
         }
 
         /** A bind's backlog: {@code requested} when it asks for one (above 0), else {@code uring.tcp.backlog}. */
@@ -246,6 +246,7 @@ public record UringSettings(
                         r.duration("tcp.accept-backoff", Duration.ofMillis(1), Duration.ofMinutes(1)),
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
+                        r.bytes("tcp.write-chunk", 512, 1 << 30),
                         r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20)),
                 r.bool("jmx"));
     }

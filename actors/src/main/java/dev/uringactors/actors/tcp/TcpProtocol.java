@@ -96,7 +96,7 @@ public final class TcpProtocol {
     /**
      * Send {@code data}; once it is all written, the handler gets {@code ack} (null: no acknowledgement). Writes
      * queue in order. A write on an empty queue is taken whatever its size (it goes out in pieces of at most
-     * {@code uring.buffers.max-io-size}); one that would wait behind others beyond
+     * {@code uring.tcp.write-chunk}); one that would wait behind others beyond
      * {@code uring.tcp.max-write-queue} bytes fails with {@link CommandFailed}: wait for acknowledgements to stay
      * below it. What the connection took, it sends before a CLOSE or CONFIRMED_CLOSE; only ABORT drops it.
      */

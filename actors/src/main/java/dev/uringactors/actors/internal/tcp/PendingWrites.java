@@ -25,9 +25,9 @@ import java.util.function.Consumer;
 /**
  * The write side of one connection, kept apart as Pekko IO keeps its pending write: the writes taken and not yet
  * sent, the one piece of the head write in flight, and the pipe that file pieces are spliced through. A piece is
- * at most {@code uring.buffers.max-io-size} bytes of native memory, or for a file {@code uring.tcp.file-chunk};
- * its answer (SendDone, FileUnreadable) goes to the connection, which hands it back here. Runs on the ring's
- * thread, as its connection does.
+ * at most {@code uring.tcp.write-chunk} bytes of native memory (or {@code uring.buffers.max-io-size}, if smaller),
+ * or for a file {@code uring.tcp.file-chunk}; its answer (SendDone, FileUnreadable) goes to the connection, which
+ * hands it back here. Runs on the ring's thread, as its connection does.
  */
 final class PendingWrites {
     private static final Logger log = LoggerFactory.getLogger(PendingWrites.class);
@@ -197,7 +197,7 @@ final class PendingWrites {
      * turn instead of one send a turn each.
      */
     private TcpOps.Send nextWritePiece(ByteString head) {
-        int max = loop.issuer().maxIoSize();
+        int max = pieceSize();
         ByteString piece = head.size() - headSent <= max ? head.drop((int) headSent)
                 : head.slice((int) headSent, (int) headSent + max);
         Iterator<WriteCommand> behind = queue.iterator();
@@ -207,6 +207,11 @@ final class PendingWrites {
             piece = piece.concat(next.data());
         }
         return send(piece);
+    }
+
+    /** The most bytes of a piece copied to native memory: {@code write-chunk}, or less where requests take less. */
+    private int pieceSize() {
+        return Math.min(tcp.writeChunk(), loop.issuer().maxIoSize());
     }
 
     private TcpOps.Send send(ByteString piece) {
@@ -225,8 +230,7 @@ final class PendingWrites {
         long position = file.position() + fileSent;
         boolean splice = tcp.spliceThreshold() >= 0 && length >= tcp.spliceThreshold();
         if (splice && headSent < headerSize) {
-            int max = loop.issuer().maxIoSize();
-            return send(file.header().slice((int) headSent, (int) Math.min(headerSize, headSent + max)));
+            return send(file.header().slice((int) headSent, (int) Math.min(headerSize, headSent + pieceSize())));
         }
         if (splice && pipe == null) {
             pipe = openPipe();
