@@ -36,8 +36,9 @@ public final class Main {
                   [--backend io-uring|jdk]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk;
                   h2c: h2load, apt-get install nghttp2-client)
-              pekko-http-post [--requests 300] [--kib 1024] [--sample-jar J]
-                  the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads
+              pekko-http-post [--requests 300] [--kib 1024] [--in-flight all] [--sample-jar J]
+                  the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads;
+                  --in-flight N: at most N at a time, the same number on both servers
               kv [--requests 500000] [--rounds 3] [--aof DIR] [--nodes 1|3] [--sample-jar J]
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR;

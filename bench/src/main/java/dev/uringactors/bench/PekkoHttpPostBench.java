@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
@@ -27,7 +28,9 @@ import java.util.zip.CRC32;
  * {@code --requests} (300) JSON documents of {@code --kib} (1024) KiB each, POSTed together to {@code /echo}
  * (parsed and written back by Jackson). Each answer is checked whole (its length and CRC against the document's);
  * per transport it prints the wall time, the server's peak RSS (VmHWM), its RSS afterwards, and its most threads.
- * The servers run one after the other, each in a JVM of its own, unpinned.
+ * With {@code --in-flight N} at most N of them are in flight at a time, so that both servers serve the same
+ * number at once (without it, each serves as many at once as it accepts). The servers run one after the other,
+ * each in a JVM of its own, unpinned.
  */
 final class PekkoHttpPostBench {
     private PekkoHttpPostBench() {
@@ -36,9 +39,14 @@ final class PekkoHttpPostBench {
     static void main(Args args) throws Exception {
         int requests = args.intValue("requests", 300);
         int length = args.intValue("kib", 1024) * 1024;
+        int inFlight = args.intValue("in-flight", requests);
+        if (requests < 1 || length < 1024 || inFlight < 1) {
+            throw new IllegalArgumentException("--requests, --kib and --in-flight take 1 or more");
+        }
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
         HttpLoad.requireSampleJar(sampleJar);
-        FigureRecorder recorder = args.figures("pekko-http-post");
+        FigureRecorder recorder = args.figures(inFlight < requests ? "pekko-http-post-in-flight-" + inFlight
+                : "pekko-http-post");
         for (String transport : List.of("uring", "pekko")) {
             List<Process> started = new ArrayList<>();
             try {
@@ -46,15 +54,15 @@ final class PekkoHttpPostBench {
                         "--transport", transport));
                 started.add(sample);
                 URI echo = URI.create("http://127.0.0.1:" + HttpLoad.listeningPort(sample) + "/echo");
-                post(echo, 4, length); // class loading and the first compilations, outside the measure
+                post(echo, 4, length, 4); // class loading and the first compilations, outside the measure
                 ProcessWatch watch = new ProcessWatch(sample.pid());
                 long start = System.nanoTime();
-                post(echo, requests, length);
+                post(echo, requests, length, inFlight);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 watch.stop();
-                System.out.printf(Locale.ROOT, "%s: %d concurrent %d KiB JSON POSTs in %d ms; server peak RSS %d MiB,"
-                                + " RSS after %d MiB, at most %d threads%n", transport, requests, length / 1024,
-                        millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024, watch.mostThreads());
+                System.out.printf(Locale.ROOT, "%s: %d %d KiB JSON POSTs, %d at a time, in %d ms; server peak RSS"
+                                + " %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests, length / 1024,
+                        inFlight, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024, watch.mostThreads());
                 String series = transport.equals("uring") ? "uring-actors" : "pekko-tcp";
                 recorder.record(series, "requests", requests, "wall ms", millis);
                 recorder.record(series, "requests", requests, "peak RSS MiB", watch.status("VmHWM") / 1024.0);
@@ -64,8 +72,12 @@ final class PekkoHttpPostBench {
         }
     }
 
-    /** POSTs {@code count} documents at once and checks every answer; fails on the first that is not intact. */
-    private static void post(URI echo, int count, int length) throws Exception {
+    /**
+     * POSTs {@code count} documents, {@code inFlight} at a time, and checks every answer; fails on the first that
+     * is not intact.
+     */
+    private static void post(URI echo, int count, int length, int inFlight) throws Exception {
+        Semaphore permits = new Semaphore(inFlight);
         ExecutorService clientThreads = Executors.newFixedThreadPool(4);
         try {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -75,6 +87,7 @@ final class PekkoHttpPostBench {
                 Document document = new Document(i, length);
                 CRC32 received = new CRC32();
                 long[] receivedBytes = new long[1];
+                permits.acquire();
                 answers.add(client.sendAsync(HttpRequest.newBuilder(echo).timeout(Duration.ofMinutes(5))
                                 .header("Content-Type", "application/json")
                                 .POST(HttpRequest.BodyPublishers.fromPublisher(
@@ -84,6 +97,7 @@ final class PekkoHttpPostBench {
                                     received.update(bytes);
                                     receivedBytes[0] += bytes.length;
                                 })))
+                        .whenComplete((response, failure) -> permits.release())
                         .thenAccept(response -> {
                             if (response.statusCode() != 200 || receivedBytes[0] != length
                                     || received.getValue() != document.crc()) {
