@@ -33,7 +33,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A TCP connection as a {@code Flow<ByteString, ByteString>}: what flows in is written (a few writes awaiting
- * their acknowledgement at most), what the peer sends flows out (reading is suspended while more than a few
+ * their acknowledgement at most; what comes meanwhile is joined into the next write, and taken as long as the
+ * bytes not yet acknowledged stay within {@code uring.tcp.max-write-queue}, as Pekko's own TCP stage takes up to
+ * its write buffer's size: a layer above that answers many small elements at once is not held back by their
+ * number), what the peer sends flows out (reading is suspended while more than a few
  * chunks wait for demand). The stage's own actor is the connection's registered handler. The output completes
  * when the peer closes its side; completing the input then closes the connection (with half-close: shuts down
  * our side and waits for the peer's), after everything written has been sent.
@@ -84,8 +87,11 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         private ActorRef<Event> self;
         private int unacknowledged;
         private long unacknowledgedBytes;
-        /** An element that would overflow the connection's write queue: sent once acknowledgements make room. */
-        private ByteString held;
+        /**
+         * Elements taken while the connection's writes are full (too many, or too many bytes, unacknowledged):
+         * joined into one write, sent once an acknowledgement makes room.
+         */
+        private ByteString pending = ByteString.emptyByteString();
         private long maxWriteQueue;
         private boolean suspended;
         private boolean peerClosed;
@@ -99,8 +105,9 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             setHandler(in, new AbstractInHandler() {
                 @Override
                 public void onPush() {
-                    held = grab(in);
-                    writeHeldIfRoom();
+                    pending = pending.concat(grab(in));
+                    writePendingIfRoom();
+                    pullIfRoom();
                 }
 
                 @Override
@@ -167,26 +174,27 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         }
 
         /**
-         * Writes the held element if the connection's queue can take it: the queue is empty (any size goes), or
-         * the bytes not yet acknowledged plus this element stay within {@code uring.tcp.max-write-queue}. So the
-         * connection never refuses a write of this stage.
+         * Writes the pending bytes if the connection's queue can take them: the queue is empty (any size goes), or
+         * fewer than {@link #MAX_UNACKNOWLEDGED} writes and, with these bytes, at most
+         * {@code uring.tcp.max-write-queue} bytes await their acknowledgement. So the connection never refuses a
+         * write of this stage.
          */
-        private void writeHeldIfRoom() {
-            if (held == null || connection == null
-                    || (unacknowledged > 0 && unacknowledgedBytes + held.size() > maxWriteQueue)) {
+        private void writePendingIfRoom() {
+            if (pending.isEmpty() || connection == null || (unacknowledged > 0
+                    && (unacknowledged >= MAX_UNACKNOWLEDGED
+                    || unacknowledgedBytes + pending.size() > maxWriteQueue))) {
                 return;
             }
             unacknowledged++;
-            unacknowledgedBytes += held.size();
-            connection.tell(new TcpProtocol.Write(held, new Ack(held.size())));
-            held = null;
-            pullIfRoom();
+            unacknowledgedBytes += pending.size();
+            connection.tell(new TcpProtocol.Write(pending, new Ack(pending.size())));
+            pending = ByteString.emptyByteString();
             closeIfWritten();
         }
 
         /** The input is done and all of it is handed to the connection: close (queued writes are sent first). */
         private void closeIfWritten() {
-            if (inputDone && held == null && connection != null) {
+            if (inputDone && pending.isEmpty() && connection != null) {
                 // The connection then closes, or with half-close shuts down only our side.
                 connection.tell(halfClose ? CloseCommand.CONFIRMED_CLOSE : CloseCommand.CLOSE);
             }
@@ -203,7 +211,7 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             } else if (event instanceof Ack ack) {
                 unacknowledged--;
                 unacknowledgedBytes -= (Integer) ack.token();
-                writeHeldIfRoom();
+                writePendingIfRoom();
                 pullIfRoom();
             } else if (event instanceof TcpProtocol.Connected c) {
                 connected.complete(new UringTcp.OutgoingConnection(c.remoteAddress(), c.localAddress()));
@@ -243,8 +251,12 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
             failStage(cause);
         }
 
+        /**
+         * Takes more while the bytes not yet acknowledged and those pending stay within the write queue: the layer
+         * above is held back by the bytes it has sent, not by how many elements they came in.
+         */
         private void pullIfRoom() {
-            if (!inputDone && held == null && unacknowledged < MAX_UNACKNOWLEDGED && !hasBeenPulled(in)
+            if (!inputDone && unacknowledgedBytes + pending.size() < maxWriteQueue && !hasBeenPulled(in)
                     && !isClosed(in)) {
                 pull(in);
             }
