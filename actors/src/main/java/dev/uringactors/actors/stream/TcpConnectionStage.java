@@ -32,18 +32,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A TCP connection as a {@code Flow<ByteString, ByteString>}: what flows in is written (a few writes awaiting
- * their acknowledgement at most; what comes meanwhile is joined into the next write, and taken as long as the
- * bytes not yet acknowledged stay within {@code uring.tcp.max-write-queue}, as Pekko's own TCP stage takes up to
- * its write buffer's size: a layer above that answers many small elements at once is not held back by their
- * number), what the peer sends flows out (reading is suspended while more than a few
+ * A TCP connection as a {@code Flow<ByteString, ByteString>}: what flows in is written (one write awaiting its
+ * acknowledgement at a time; what comes meanwhile is joined into the next write, and taken as long as the bytes
+ * not yet acknowledged stay within {@code uring.tcp.max-write-queue}, as Pekko's own TCP stage takes up to its
+ * write buffer's size: a layer above that answers many small elements at once is not held back by their number,
+ * and they leave in few sends, which a peer reads in few segments), what the peer sends flows out (reading is suspended while more than a few
  * chunks wait for demand). The stage's own actor is the connection's registered handler. The output completes
  * when the peer closes its side; completing the input then closes the connection (with half-close: shuts down
  * our side and waits for the peer's), after everything written has been sent.
  */
 final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<FlowShape<ByteString, ByteString>,
         CompletionStage<UringTcp.OutgoingConnection>> {
-    private static final int MAX_UNACKNOWLEDGED = 16;
     private static final int MAX_BUFFERED = 16;
 
     private final Inlet<ByteString> in = Inlet.create("UringTcp.in");
@@ -85,12 +84,9 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         private final ArrayDeque<ByteString> received = new ArrayDeque<>();
         private ActorRef<ConnectionCommand> connection;
         private ActorRef<Event> self;
-        private int unacknowledged;
+        /** The bytes of the write awaiting its acknowledgement; 0 when none does. */
         private long unacknowledgedBytes;
-        /**
-         * Elements taken while the connection's writes are full (too many, or too many bytes, unacknowledged):
-         * joined into one write, sent once an acknowledgement makes room.
-         */
+        /** Elements taken while a write awaits its acknowledgement: joined into one write, sent once it comes. */
         private ByteString pending = ByteString.emptyByteString();
         private long maxWriteQueue;
         private boolean suspended;
@@ -174,19 +170,14 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         }
 
         /**
-         * Writes the pending bytes if the connection's queue can take them: the queue is empty (any size goes), or
-         * fewer than {@link #MAX_UNACKNOWLEDGED} writes and, with these bytes, at most
-         * {@code uring.tcp.max-write-queue} bytes await their acknowledgement. So the connection never refuses a
-         * write of this stage.
+         * Writes the pending bytes unless a write awaits its acknowledgement. So the connection never refuses a
+         * write of this stage, and what the layer above gives while one is sent leaves in one send after it.
          */
         private void writePendingIfRoom() {
-            if (pending.isEmpty() || connection == null || (unacknowledged > 0
-                    && (unacknowledged >= MAX_UNACKNOWLEDGED
-                    || unacknowledgedBytes + pending.size() > maxWriteQueue))) {
+            if (pending.isEmpty() || connection == null || unacknowledgedBytes > 0) {
                 return;
             }
-            unacknowledged++;
-            unacknowledgedBytes += pending.size();
+            unacknowledgedBytes = pending.size();
             connection.tell(new TcpProtocol.Write(pending, new Ack(pending.size())));
             pending = ByteString.emptyByteString();
             closeIfWritten();
@@ -209,7 +200,6 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
                 }
                 deliver();
             } else if (event instanceof Ack ack) {
-                unacknowledged--;
                 unacknowledgedBytes -= (Integer) ack.token();
                 writePendingIfRoom();
                 pullIfRoom();
