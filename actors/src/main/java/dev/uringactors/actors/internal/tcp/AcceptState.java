@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class AcceptState {
     long credit;
     final ArrayDeque<Integer> held = new ArrayDeque<>();
-    /** The ring each open connection of this listener was placed on. */
-    final Map<ActorRef<?>, Integer> placed = new HashMap<>();
+    /** Where each open connection of this listener was placed. */
+    final Map<ActorRef<?>, ConnectionSpread.Placement> placed = new HashMap<>();
     boolean multishot;
     final LongAdder accepted = new LongAdder();
     final LongAdder errors = new LongAdder();

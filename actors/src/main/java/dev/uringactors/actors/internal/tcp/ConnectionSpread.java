@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.internal.loop.Rings;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * land on one ring. So a shared bind deals each accepted connection to the open ring that holds the fewest of its
  * connections, taking turns among equals; the connection then lives there alone. With a socket per ring
  * (SO_REUSEPORT) the kernel has spread them already, by hash: each stays where it was accepted. Read and written by
- * the bind's listeners on their rings' threads.
+ * the bind's listeners and its connections, on their rings' threads.
  */
 final class ConnectionSpread {
     private final Rings rings;
@@ -37,16 +38,37 @@ final class ConnectionSpread {
         return rings;
     }
 
-    /** The ring for a connection that ring {@code accepting} accepted; counted as open there from now on. */
-    int place(int accepting) {
+    /**
+     * The place for a connection that ring {@code accepting} accepted; counted as open on its ring until it is
+     * released.
+     */
+    Placement place(int accepting) {
         int ring = dealt ? fewest(accepting) : accepting;
         open.incrementAndGet(ring);
-        return ring;
+        return new Placement(ring);
     }
 
-    /** A connection placed on {@code ring} has ended. */
-    void ended(int ring) {
-        open.decrementAndGet(ring);
+    /**
+     * Where one connection lives. Released once, by whichever comes first: the connection closing its socket (so
+     * that a connection closed counts as gone at once) or its actor's end (for one that never got that far).
+     */
+    final class Placement {
+        private final int ring;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private Placement(int ring) {
+            this.ring = ring;
+        }
+
+        int ring() {
+            return ring;
+        }
+
+        void release() {
+            if (released.compareAndSet(false, true)) {
+                open.decrementAndGet(ring);
+            }
+        }
     }
 
     /** Ring {@code ring} is closed for good: no connection is placed there any more. */

@@ -134,6 +134,8 @@ public final class TcpConnection {
     private final RingLoop loop;
     private final UringSettings.Tcp tcp;
     private final int fd;
+    /** Told as the socket starts closing: an accepted connection's place on its ring is free from then on. */
+    private final Runnable socketClosing;
     private final ActorRef<Event> owner;
     private final TimerScheduler<ConnectionCommand> timers;
     private final PendingWrites writes;
@@ -159,8 +161,10 @@ public final class TcpConnection {
 
     /** {@code timers} is null unless an idle timeout is configured (a timer scheduler per connection costs). */
     private TcpConnection(ActorContext<ConnectionCommand> ctx, TimerScheduler<ConnectionCommand> timers,
-                          RingLoop loop, UringSettings.Tcp tcp, int fd, ActorRef<Event> owner) {
+                          RingLoop loop, UringSettings.Tcp tcp, int fd, ActorRef<Event> owner,
+                          Runnable socketClosing) {
         this.ctx = ctx;
+        this.socketClosing = socketClosing;
         this.timers = timers;
         this.loop = loop;
         this.tcp = tcp;
@@ -179,9 +183,11 @@ public final class TcpConnection {
      */
     static Behavior<ConnectionCommand> accepted(RingLoop loop, UringSettings.Tcp tcp, int fd,
                                                 ActorRef<Event> bindHandler, InetSocketAddress remoteAddress,
-                                                InetSocketAddress localAddress, ActorRef<ListenerCommand> listener) {
+                                                InetSocketAddress localAddress, ActorRef<ListenerCommand> listener,
+                                                Runnable socketClosing) {
         return owningFd(fd, tcp, e -> listener.tell(TcpListener.NotHandedOut.INSTANCE), (ctx, timers) ->
-                new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler).announce(remoteAddress, localAddress));
+                new TcpConnection(ctx, timers, loop, tcp, fd, bindHandler, socketClosing)
+                        .announce(remoteAddress, localAddress));
     }
 
     /**
@@ -226,7 +232,7 @@ public final class TcpConnection {
             if (tcp.noDelay()) {
                 Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             }
-            TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, command.handler());
+            TcpConnection c = new TcpConnection(ctx, timers, loop, tcp, fd, command.handler(), () -> { });
             NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
             int len;
             try {
@@ -595,9 +601,10 @@ public final class TcpConnection {
 
     /**
      * The fd is being closed: the ring has one connection less, if it was announced (counted on its thread,
-     * while it turns).
+     * while it turns), and its bind may place the next one there.
      */
     private void countClosed() {
+        socketClosing.run();
         if (phase != Phase.CONNECTING && loop.inLoop()) {
             TcpRing.of(loop).counters().connectionClosed();
         }

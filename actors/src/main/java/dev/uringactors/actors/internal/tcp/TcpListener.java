@@ -218,18 +218,19 @@ public final class TcpListener {
             return false;
         }
         state.accepted.increment();
-        int ring = spread.place(loop.index());
+        ConnectionSpread.Placement placement = spread.place(loop.index());
+        int ring = placement.ring();
         ActorRef<?> connection = ctx.spawnAnonymous(TcpConnection.accepted(spread.rings().loop(ring), tcp, fd,
-                handler, remote, local, ctx.getSelf()), spread.rings().dispatcher(ring));
+                handler, remote, local, ctx.getSelf(), placement::release), spread.rings().dispatcher(ring));
         ctx.watch(connection);
-        state.placed.put(connection, ring);
+        state.placed.put(connection, placement);
         return true;
     }
 
     private Behavior<ListenerCommand> connectionEnded(Terminated t) {
-        Integer ring = state.placed.remove(t.getRef());
-        if (ring != null) {
-            spread.ended(ring);
+        ConnectionSpread.Placement placement = state.placed.remove(t.getRef());
+        if (placement != null) {
+            placement.release();
         }
         return stopWhenDone();
     }
