@@ -61,8 +61,9 @@ final class PekkoHttpPostBench {
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 watch.stop();
                 System.out.printf(Locale.ROOT, "%s: %d %d KiB JSON POSTs, %d at a time, in %d ms; server peak RSS"
-                                + " %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests, length / 1024,
-                        inFlight, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024, watch.mostThreads());
+                                + " %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests,
+                        length / 1024, inFlight, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024,
+                        watch.mostThreads());
                 String series = transport.equals("uring") ? "uring-actors" : "pekko-tcp";
                 recorder.record(series, "requests", requests, "wall ms", millis);
                 recorder.record(series, "requests", requests, "peak RSS MiB", watch.status("VmHWM") / 1024.0);

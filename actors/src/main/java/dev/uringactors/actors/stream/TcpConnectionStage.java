@@ -36,10 +36,10 @@ import java.util.concurrent.CompletionStage;
  * acknowledgement at a time; what comes meanwhile is joined into the next write, and taken as long as the bytes
  * not yet acknowledged stay within {@code uring.tcp.max-write-queue}, as Pekko's own TCP stage takes up to its
  * write buffer's size: a layer above that answers many small elements at once is not held back by their number,
- * and they leave in few sends, which a peer reads in few segments), what the peer sends flows out (reading is suspended while more than a few
- * chunks wait for demand). The stage's own actor is the connection's registered handler. The output completes
- * when the peer closes its side; completing the input then closes the connection (with half-close: shuts down
- * our side and waits for the peer's), after everything written has been sent.
+ * and they leave in few sends, which a peer reads in few segments), what the peer sends flows out (reading is
+ * suspended while more than a few chunks wait for demand). The stage's own actor is the connection's registered
+ * handler. The output completes when the peer closes its side; completing the input then closes the connection
+ * (with half-close: shuts down our side and waits for the peer's), after everything written has been sent.
  */
 final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<FlowShape<ByteString, ByteString>,
         CompletionStage<UringTcp.OutgoingConnection>> {
