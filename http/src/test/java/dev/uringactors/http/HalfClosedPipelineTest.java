@@ -83,7 +83,7 @@ class HalfClosedPipelineTest {
                 s.shutdownOutput();
                 assertEquals(requests, answersUntilEndOfStream(s.getInputStream()), "answers before the close");
             }
-            assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), OpenFds::describe);
+            OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
         } finally {
             binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }

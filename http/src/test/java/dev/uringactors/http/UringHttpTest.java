@@ -227,7 +227,7 @@ class UringHttpTest {
             assertEquals("sync", new String(s.getInputStream().readNBytes(4), StandardCharsets.US_ASCII));
             assertConnectionEnds(s); // idle: ended at once (Pekko HTTP fails it, so the peer may see a reset)
         }
-        assertEquals(before, OpenFds.awaitAtMost(before, OpenFds::sockets), "sockets after terminate");
+        OpenFds.assertBackTo(before, OpenFds::sockets, "sockets after terminate");
     }
 
     /** The peer's read ends: end of stream, or a reset. */

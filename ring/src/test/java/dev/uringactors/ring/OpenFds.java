@@ -1,5 +1,7 @@
 package dev.uringactors.ring;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -85,5 +87,14 @@ public final class OpenFds {
             Thread.onSpinWait();
         }
         return now;
+    }
+
+    /**
+     * Asserts that {@code count} comes back to at most {@code before} within 30 s. Fewer is fine: an fd the JVM or an
+     * earlier test held may close meanwhile; the listing says what is open if it does not.
+     */
+    public static void assertBackTo(long before, LongSupplier count, String what) {
+        long after = awaitAtMost(before, count);
+        assertTrue(after <= before, () -> what + ": " + after + " open, " + before + " before; " + describe());
     }
 }

@@ -177,7 +177,7 @@ abstract class EchoCalls {
         } finally {
             close(own);
         }
-        assertEquals(fdsBefore, OpenFds.awaitAtMost(fdsBefore, OpenFds::all), OpenFds::describe);
+        OpenFds.assertBackTo(fdsBefore, OpenFds::all, "fds left open");
     }
 
     /** Receives replies and cancels the call at the {@code limit}th; completes {@code ended} with the status. */

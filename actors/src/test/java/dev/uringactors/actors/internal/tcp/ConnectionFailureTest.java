@@ -91,7 +91,7 @@ class ConnectionFailureTest {
             assertEndsOnce(handler);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }
-        assertEquals(sockets, OpenFds.awaitAtMost(sockets, OpenFds::sockets), OpenFds.describe());
+        OpenFds.assertBackTo(sockets, OpenFds::sockets, "sockets left open");
         unbind(bound, handler);
     }
 
@@ -105,7 +105,7 @@ class ConnectionFailureTest {
             assertEndsOnce(owner);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }
-        assertEquals(sockets, OpenFds.awaitAtMost(sockets, OpenFds::sockets), OpenFds.describe());
+        OpenFds.assertBackTo(sockets, OpenFds::sockets, "sockets left open");
         unbind(bound, owner);
     }
 

@@ -120,7 +120,7 @@ class ListenerSpreadTest {
             c.close();
         }
         TestRings.get(binding.unbind());
-        assertEquals(socketsBeforeBind, OpenFds.awaitAtMost(socketsBeforeBind, OpenFds::sockets), "sockets left open");
+        OpenFds.assertBackTo(socketsBeforeBind, OpenFds::sockets, "sockets left open");
     }
 
     /**
@@ -154,7 +154,7 @@ class ListenerSpreadTest {
             c.close();
         }
         TestRings.get(binding.unbind());
-        assertEquals(socketsBeforeBind, OpenFds.awaitAtMost(socketsBeforeBind, OpenFds::sockets), "sockets left open");
+        OpenFds.assertBackTo(socketsBeforeBind, OpenFds::sockets, "sockets left open");
     }
 
     /**

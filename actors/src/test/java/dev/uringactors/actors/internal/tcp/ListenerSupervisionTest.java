@@ -71,8 +71,7 @@ class ListenerSupervisionTest {
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
                 ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
                 : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
-        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets),
-                "the listening sockets and every connection are closed");
+        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "the listening sockets and every connection are closed");
     }
 
     private void serveAcrossAFailure(TestProbe<Event> handler, Bound bound, ListenerFaults faults) throws Exception {
@@ -166,8 +165,7 @@ class ListenerSupervisionTest {
                 c.close();
             }
         }
-        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets),
-                "the listening socket and every connection are closed");
+        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "the listening socket and every connection are closed");
     }
 
     /** Writes back what its connection receives. */

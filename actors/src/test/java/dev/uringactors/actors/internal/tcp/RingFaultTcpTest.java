@@ -78,7 +78,7 @@ class RingFaultTcpTest {
         bound.listener().tell(new Unbind(handler.getRef()));
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
                 : FishingOutcomes.continueAndIgnore());
-        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), "sockets left open");
+        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
     }
 
     @ParameterizedTest(name = "listener = {0}")
@@ -100,7 +100,7 @@ class RingFaultTcpTest {
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
                 : FishingOutcomes.continueAndIgnore());
         assertThrows(ConnectException.class, () -> connect(bound).close());
-        assertEquals(socketsBefore, OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets), "sockets left open");
+        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
         long turns = TestRings.stats(kit.system(), 0).turns();
         Thread.sleep(500); // the window measured
         long later = TestRings.stats(kit.system(), 0).turns();

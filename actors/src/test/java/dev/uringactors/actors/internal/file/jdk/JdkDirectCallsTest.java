@@ -262,6 +262,6 @@ class JdkDirectCallsTest {
         }
         answers.expectNoMessage(Duration.ofMillis(200));
         assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
-        assertEquals(fdsBefore, OpenFds.awaitAtMost(fdsBefore, OpenFds::all), OpenFds::describe);
+        OpenFds.assertBackTo(fdsBefore, OpenFds::all, "fds left open");
     }
 }
