@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,7 +75,7 @@ final class FileReadBench {
         if (registered && !rings.equals("1")) {
             throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
         }
-        UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks)
+        UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks, lend)
                 : uring(file, direct, qd, settings, seconds, blocks, batch, registered, lend);
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks, false);
@@ -89,7 +90,8 @@ final class FileReadBench {
             System.out.println("uring: reads through UringFiles (a CompletionStage per read), not an actor");
         }
         if (lend) {
-            System.out.println("uring: reads lent to a reader in the ring's buffer (ReadWith), not copied to the heap");
+            System.out.println("uring: reads lent to a reader in the ring's buffer (" + (viaFiles ? "UringFiles.read "
+                    + "with a reader" : "ReadWith") + "), not copied to the heap: compare with filechannel-pool");
         }
         System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
                         + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io, "
@@ -187,15 +189,18 @@ final class FileReadBench {
         }
     }
 
-    /** {@code qd} chains of reads through {@code UringFiles}, each read's completion starting the next. */
-    private static UringRun uringFiles(Path file, boolean direct, int qd, String settings, int seconds, long blocks)
-            throws Exception {
+    /**
+     * {@code qd} chains of reads through {@code UringFiles}, each read's completion starting the next; with
+     * {@code lend}, each read lent to a reader that only counts its bytes, as the pool does nothing with its own.
+     */
+    private static UringRun uringFiles(Path file, boolean direct, int qd, String settings, int seconds, long blocks,
+                                       boolean lend) throws Exception {
         try (BenchSystem bench = new BenchSystem(settings)) {
             FileHandle handle = bench.files.open(file, uringOptions(direct, false)).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             Tally tally = new Tally();
             for (int i = 0; i < qd; i++) {
-                readOn(bench.files, handle.onRing(i % bench.uring.ringCount()), blocks, tally);
+                readOn(bench.files, handle.onRing(i % bench.uring.ringCount()), blocks, lend, tally);
             }
             Throughput throughput = Throughput.measure(tally::completed, 2, seconds);
             tally.checkNoFailures();
@@ -203,13 +208,16 @@ final class FileReadBench {
         }
     }
 
-    private static void readOn(UringFiles files, FileHandle file, long blocks, Tally tally) {
-        files.read(file, randomOffset(blocks), BLOCK).whenComplete((data, failure) -> {
+    private static void readOn(UringFiles files, FileHandle file, long blocks, boolean lend, Tally tally) {
+        long position = randomOffset(blocks);
+        CompletionStage<?> read = lend ? files.read(file, position, BLOCK, ByteBuffer::remaining)
+                : files.read(file, position, BLOCK);
+        read.whenComplete((bytes, failure) -> {
             if (failure != null) {
                 tally.failure(failure);
             } else {
                 tally.success();
-                readOn(files, file, blocks, tally);
+                readOn(files, file, blocks, lend, tally);
             }
         });
     }

@@ -54,11 +54,24 @@ final class JdkFileCalls {
         }
     }
 
-    /** Up to {@code length} bytes at {@code position}, copied off: fewer, or none, at the end of the file. */
+    /**
+     * Up to {@code length} bytes at {@code position}, copied off: fewer, or none, at the end of the file. Read into
+     * the thread's direct buffer and copied once into an array of the size read; a larger read goes through an
+     * array of its own (the JDK reads it through a direct buffer of its own).
+     */
     static ByteString read(JdkOpenFile file, long position, int length) throws IOException {
+        if (length <= LentBuffer.SIZE) {
+            return readLent(file, position, length, JdkFileCalls::copied);
+        }
         ByteBuffer buffer = ByteBuffer.allocate(length);
         int n = readInto(file, buffer, position);
         return n == length ? ByteString.fromArrayUnsafe(buffer.array()) : ByteString.fromArray(buffer.array(), 0, n);
+    }
+
+    private static ByteString copied(ByteBuffer bytes) {
+        byte[] copy = new byte[bytes.remaining()];
+        bytes.get(copy);
+        return ByteString.fromArrayUnsafe(copy);
     }
 
     /**

@@ -55,7 +55,7 @@ public final class JdkFileRequests implements FileCalls {
     public CompletionStage<FileHandle> open(int ring, Path path, Set<? extends OpenOption> options) {
         boolean direct = options.contains(UringOpenOption.DIRECT);
         return withOptions(options, jdkOptions -> call(ring, Opcode.OPENAT, path, null,
-                () -> files.opened(JdkFileCalls.open(path, jdkOptions), path, direct, ring)));
+                none -> files.opened(JdkFileCalls.open(path, jdkOptions), path, direct, ring)));
     }
 
     @Override
@@ -133,7 +133,7 @@ public final class JdkFileRequests implements FileCalls {
 
     @Override
     public CompletionStage<FileStat> stat(int ring, Path path) {
-        return call(ring, Opcode.STATX, path, null, () -> JdkStat.of(path));
+        return call(ring, Opcode.STATX, path, null, none -> JdkStat.of(path));
     }
 
     @Override
@@ -176,53 +176,75 @@ public final class JdkFileRequests implements FileCalls {
         if (open == null) {
             return CompletableFuture.failedFuture(new ClosedChannelException());
         }
-        return call(file.ring(), op, target != null ? target : file.path(), open, () -> call.run(open));
+        return call(file.ring(), op, target != null ? target : file.path(), open, call);
     }
 
     /**
-     * Runs {@code call} on the file dispatcher (or in place, {@link InPlaceRunner}) and completes with its result
-     * or its failure: the JDK's as the ring's would be ({@link JdkErrors}), any other as it is (a reader's, also an
-     * {@link Error} such as a failed assert; not the JVM's own, which {@link NonFatal} tells apart). {@code taken}
-     * is released once the stage has completed. A dispatcher that is shut down fails it as ring {@code ring}'s end.
+     * Runs {@code call} on the file dispatcher (or in place, {@link InPlaceRunner}) as a {@link FileTask}, which
+     * completes the stage returned. A dispatcher that is shut down fails it as ring {@code ring}'s end.
      */
-    private <T> CompletionStage<T> call(int ring, Opcode op, Path target, JdkOpenFile taken, Call<T> call) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
+    private <T> CompletionStage<T> call(int ring, Opcode op, Path target, JdkOpenFile taken, FileCall<T> call) {
+        FileTask<T> task = new FileTask<>(op, target, taken, call);
         try {
-            runner.run(() -> complete(answer, op, target, taken, call));
+            runner.run(task);
         } catch (RejectedExecutionException e) { // the dispatcher is shutting down with the system
-            if (taken != null) {
-                taken.release();
-            }
-            answer.completeExceptionally(new RingFailedException(ring, e));
+            task.fail(new RingFailedException(ring, e));
         }
-        return answer;
+        return task.answer;
     }
 
-    private static <T> void complete(CompletableFuture<T> answer, Opcode op, Path target, JdkOpenFile taken,
-                                     Call<T> call) {
-        T result = null;
-        Throwable failure = null;
-        try {
-            result = call.run();
-        } catch (IOException | NonReadableChannelException | NonWritableChannelException e) {
-            failure = JdkErrors.of(op, target.toString(), e);
-        } catch (RuntimeException | Error e) { // a reader's bug, answered as the ring answers it
-            if (!NonFatal.apply(e)) {
-                if (taken != null) {
-                    taken.release();
-                }
-                throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the call's
-            }
-            failure = e;
+    /**
+     * One request's call and its answer: completed with the call's result or its failure, the JDK's as the ring's
+     * would be ({@link JdkErrors}), any other as it is (a reader's, also an {@link Error} such as a failed assert;
+     * not the JVM's own, which {@link NonFatal} tells apart). {@code taken}, the file the call runs on (null for a
+     * call on a path), is released once the answer has completed. One object a request, as reads are many.
+     */
+    private static final class FileTask<T> implements Runnable {
+        private final CompletableFuture<T> answer = new CompletableFuture<>();
+        private final Opcode op;
+        private final Path target;
+        private final JdkOpenFile taken;
+        private final FileCall<T> call;
+
+        FileTask(Opcode op, Path target, JdkOpenFile taken, FileCall<T> call) {
+            this.op = op;
+            this.target = target;
+            this.taken = taken;
+            this.call = call;
         }
-        try {
-            if (failure == null) {
-                answer.complete(result);
-            } else {
-                answer.completeExceptionally(failure);
+
+        @Override
+        public void run() {
+            T result;
+            try {
+                result = call.run(taken);
+            } catch (IOException | NonReadableChannelException | NonWritableChannelException e) {
+                fail(JdkErrors.of(op, target.toString(), e));
+                return;
+            } catch (RuntimeException | Error e) { // a reader's bug, answered as the ring answers it
+                if (!NonFatal.apply(e)) {
+                    release();
+                    throw e; // the JVM's own trouble (out of memory, a class that cannot load): not the call's
+                }
+                fail(e);
+                return;
             }
-        } finally {
-            // After the answer: a close waiting for this call completes once its answer's callbacks have run.
+            try {
+                answer.complete(result);
+            } finally {
+                release(); // after the answer: a close waiting for this call completes once its callbacks have run
+            }
+        }
+
+        void fail(Throwable failure) {
+            try {
+                answer.completeExceptionally(failure);
+            } finally {
+                release();
+            }
+        }
+
+        private void release() {
             if (taken != null) {
                 taken.release();
             }
@@ -234,12 +256,7 @@ public final class JdkFileRequests implements FileCalls {
         return CompletableFuture.failedFuture(files.isOpen(file) ? refused : new ClosedChannelException());
     }
 
-    /** A blocking call of the JDK's. */
-    private interface Call<T> {
-        T run() throws IOException;
-    }
-
-    /** A blocking call on an open file. */
+    /** A blocking call of the JDK's: on an open file, or with none (null) on a path. */
     private interface FileCall<T> {
         T run(JdkOpenFile file) throws IOException;
     }
