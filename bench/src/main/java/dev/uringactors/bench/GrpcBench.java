@@ -1,10 +1,12 @@
 package dev.uringactors.bench;
 
 import dev.uringactors.bench.figures.FigureRecorder;
+import dev.uringactors.bench.grpc.BenchEchoGrpc;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +17,10 @@ import java.util.concurrent.TimeUnit;
  * gRPC unary calls served on the rings against the same service on Pekko HTTP's own TCP: each server is this jar's
  * {@code grpc-server} in its own JVM on CPU 1; grpc-java's client runs here, on CPU 0, with {@code --calls} calls
  * in flight on one HTTP/2 connection per server. The servers run side by side and are measured alternately after
- * a warm-up; the last line gives the medians and their ratio. With {@code --collect-strict} both servers collect
+ * a warm-up; the last line gives the medians and their ratio. grpc-java's client on its one core can be slower than
+ * either server; {@code --client h2load} drives them with h2load instead ({@code -c16 -m32}: 512 calls in flight,
+ * each a gRPC-framed POST of the same payload; h2load checks the HTTP status, one grpc-java call first checks the
+ * answer). With {@code --collect-strict} both servers collect
  * a request entity that arrives whole within that many bytes before the handler sees it (Pekko HTTP's
  * {@code min-collect-strict-entity-size}), so that pekko-grpc reads it without materializing a stream.
  */
@@ -31,6 +36,11 @@ final class GrpcBench {
     private GrpcBench() {
     }
 
+    /** One bounded measuring run against server {@code i}: its calls per second. */
+    private interface Calls {
+        double perSecond(int i, int seconds) throws Exception;
+    }
+
     static void main(Args args) throws Exception {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
@@ -38,6 +48,11 @@ final class GrpcBench {
         int bytes = args.intValue("bytes", 64);
         int warmup = args.intValue("warmup", 20);
         int collectStrict = args.intValue("collect-strict", 0);
+        String client = args.string("client", "grpc-java");
+        if (!client.equals("grpc-java") && !client.equals("h2load")) {
+            throw new IllegalArgumentException("--client " + client + ": grpc-java or h2load");
+        }
+        String h2load = client.equals("h2load") ? HttpLoad.onPath("h2load", "nghttp2-client") : null;
         if (seconds < 1 || rounds < 1 || calls < 1 || bytes < 0 || warmup < 0 || collectStrict < 0) {
             throw new IllegalArgumentException("--seconds, --rounds and --calls take 1 or more; --bytes, --warmup and"
                     + " --collect-strict 0 or more");
@@ -46,36 +61,52 @@ final class GrpcBench {
         String jar = Path.of(GrpcBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         List<Process> started = new ArrayList<>();
         List<ManagedChannel> channels = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
         try {
             for (String transport : TRANSPORTS) {
                 Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
                         "-Dpekko.http.server.http2.min-collect-strict-entity-size=" + collectStrict, "-cp", jar,
                         Main.class.getName(), "grpc-server", "--transport", transport));
                 started.add(server);
-                channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", HttpLoad.listeningPort(server),
+                ports.add(HttpLoad.listeningPort(server));
+                channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", ports.get(ports.size() - 1),
                         InsecureChannelCredentials.create()).build());
             }
-            System.out.printf("grpc unary, %d calls in flight, %d-byte payloads, min-collect-strict-entity-size %d;"
-                    + " %d rounds of %d s%n", calls, bytes, collectStrict, rounds, seconds);
+            Path body = Files.createTempFile("grpc-call", ".bin");
+            Files.write(body, UnaryCallLoop.frame(bytes));
+            String[] urls = new String[TRANSPORTS.length];
+            for (int i = 0; i < TRANSPORTS.length; i++) {
+                UnaryCallLoop.checkOneCall(TRANSPORTS[i], channels.get(i), bytes);
+                urls[i] = "http://127.0.0.1:" + ports.get(i) + "/" + BenchEchoGrpc.getEchoMethod().getFullMethodName();
+            }
+            String inFlight = h2load != null ? "512 (h2load -c16 -m32)" : String.valueOf(calls);
+            System.out.printf("grpc unary, %s calls in flight, %d-byte payloads, min-collect-strict-entity-size %d;"
+                    + " %d rounds of %d s%n", inFlight, bytes, collectStrict, rounds, seconds);
+            Calls run = (i, secs) -> h2load != null
+                    ? HttpLoad.h2load(h2load, urls[i], secs, List.of("-d", body.toString(), "-H",
+                            "content-type: application/grpc", "-H", "te: trailers"))
+                    : UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes, secs);
             for (int i = 0; i < TRANSPORTS.length; i++) { // the JIT's warm-up, on both sides
-                UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes, Math.max(1, warmup));
+                run.perSecond(i, Math.max(1, warmup));
             }
             double[][] figures = new double[TRANSPORTS.length][rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < TRANSPORTS.length; i++) {
-                    figures[i][r] = UnaryCallLoop.callsPerSecond(TRANSPORTS[i], channels.get(i), calls, bytes,
-                            seconds);
+                    figures[i][r] = run.perSecond(i, seconds);
                 }
                 System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n", r + 1,
                         figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
             }
+            Files.delete(body);
             double uring = HttpLoad.median(figures[0]);
             double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "grpc unary c%d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
-                    calls, uring, pekko, uring / pekko);
-            FigureRecorder recorder = args.figures(collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary");
-            recorder.record("uring-actors", "calls in flight", calls, "calls/s", uring);
-            recorder.record("pekko-tcp", "calls in flight", calls, "calls/s", pekko);
+            System.out.printf(Locale.ROOT, "grpc unary %s: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
+                    h2load != null ? "h2load c16 m32" : "c" + calls, uring, pekko, uring / pekko);
+            FigureRecorder recorder = args.figures((collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary")
+                    + (h2load != null ? "-h2load" : ""));
+            int x = h2load != null ? 512 : calls;
+            recorder.record("uring-actors", "calls in flight", x, "calls/s", uring);
+            recorder.record("pekko-tcp", "calls in flight", x, "calls/s", pekko);
         } finally {
             for (ManagedChannel channel : channels) {
                 channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);

@@ -7,6 +7,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -93,7 +94,16 @@ final class HttpLoad {
      * connections of 32 concurrent streams) on CPU 0; any failed, errored or non-2xx request fails it.
      */
     static double h2load(String h2load, String url, int seconds) throws Exception {
-        Process p = start(List.of("taskset", "-c", "0", h2load, "-c16", "-m32", "-t1", "-D" + seconds, url));
+        return h2load(h2load, url, seconds, List.of());
+    }
+
+    /** As above, with h2load's {@code options} too (a body to POST, headers). */
+    static double h2load(String h2load, String url, int seconds, List<String> options) throws Exception {
+        List<String> command = new ArrayList<>(List.of("taskset", "-c", "0", h2load, "-c16", "-m32", "-t1",
+                "-D" + seconds));
+        command.addAll(options);
+        command.add(url);
+        Process p = start(command);
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         Matcher rate = H2_RATE.matcher(out);
         Matcher failed = H2_FAILED.matcher(out);

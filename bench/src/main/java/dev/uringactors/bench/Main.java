@@ -44,9 +44,11 @@ public final class Main {
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR;
                   --nodes 3: three kv nodes in a cluster, a key through its owner (local) and the others (remote)
               grpc [--calls 64] [--seconds 6] [--rounds 3] [--bytes 64] [--warmup 20] [--collect-strict 0]
+                   [--client grpc-java|h2load]
                   gRPC unary calls (pekko-grpc's handler, grpc-java's client, h2c) on the rings vs on Pekko's own
                   TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0;
-                  --collect-strict B: both servers' pekko.http.server.http2.min-collect-strict-entity-size
+                  --collect-strict B: both servers' pekko.http.server.http2.min-collect-strict-entity-size;
+                  --client h2load: h2load -c16 -m32 posts the calls (apt-get install nghttp2-client)
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to

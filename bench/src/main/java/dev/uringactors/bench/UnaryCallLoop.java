@@ -7,6 +7,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,7 @@ final class UnaryCallLoop {
 
     private UnaryCallLoop(ManagedChannel channel, int inFlight, int bytes) {
         this.stub = BenchEchoGrpc.newStub(channel);
-        this.request = Payload.newBuilder().setData(ByteString.copyFrom(new byte[bytes])).build();
+        this.request = payload(bytes);
         this.chainsEnded = new CountDownLatch(inFlight);
     }
 
@@ -50,6 +51,26 @@ final class UnaryCallLoop {
             throw new IllegalStateException(server + ": a call failed: " + Status.fromThrowable(first), first);
         }
         return rate;
+    }
+
+    /** One call, answered with the payload sent within 10 s, or the run fails naming {@code server}. */
+    static void checkOneCall(String server, ManagedChannel channel, int bytes) {
+        Payload request = payload(bytes);
+        Payload reply = BenchEchoGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).echo(request);
+        if (!reply.equals(request)) {
+            throw new IllegalStateException(server + ": the echo answered " + reply.getData().size() + " bytes of "
+                    + bytes);
+        }
+    }
+
+    /** A call's request as it goes on the wire: gRPC's frame (uncompressed, its length) around the payload. */
+    static byte[] frame(int bytes) {
+        byte[] message = payload(bytes).toByteArray();
+        return ByteBuffer.allocate(5 + message.length).put((byte) 0).putInt(message.length).put(message).array();
+    }
+
+    private static Payload payload(int bytes) {
+        return Payload.newBuilder().setData(ByteString.copyFrom(new byte[bytes])).build();
     }
 
     private void call() {
