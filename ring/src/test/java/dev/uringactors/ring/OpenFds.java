@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -24,6 +27,31 @@ public final class OpenFds {
     /** Only sockets (a link that reads {@code socket:[inode]}). */
     public static long sockets() {
         return count(fd -> target(fd).startsWith("socket:"));
+    }
+
+    /**
+     * Only the TCP sockets bound to local {@code port}: a server's listener and the connections it accepted, whatever
+     * other sockets the JVM or an earlier test opens or closes meanwhile. (Not its clients' ends: one that was reset
+     * has left the kernel's tables while its fd is still open.)
+     */
+    public static long socketsOnPort(int port) {
+        Set<String> inodes = new HashSet<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try (Stream<String> lines = Files.lines(Path.of(table))) {
+                // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
+                lines.skip(1).map(line -> line.trim().split("\\s+"))
+                        .filter(f -> portOf(f[1]) == port)
+                        .forEach(f -> inodes.add("socket:[" + f[9] + "]"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return count(fd -> inodes.contains(target(fd)));
+    }
+
+    /** The port of an address as /proc/net/tcp writes it: hex address, colon, hex port. */
+    private static int portOf(String address) {
+        return Integer.parseInt(address.substring(address.indexOf(':') + 1), 16);
     }
 
     /** Only the files in or beneath {@code dir}: what a test's own files hold, whatever else the JVM opens. */

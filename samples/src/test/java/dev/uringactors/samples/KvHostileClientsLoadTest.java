@@ -244,8 +244,7 @@ class KvHostileClientsLoadTest {
     @Test
     @Order(7)
     void socketsAndResidentMemoryComeBack() {
-        long sockets = OpenFds.awaitAtMost(socketsBefore, OpenFds::sockets);
-        assertEquals(socketsBefore, sockets, OpenFds.describe());
+        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets after the hostile clients");
         System.gc();
         long rss = Rss.now();
         System.out.printf("kv hostile clients: RSS %d MiB before, %d MiB after%n", rssBefore >> 20, rss >> 20);

@@ -42,16 +42,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AdmissionTest {
     private static final int READS = 1_000_000;
     private static final int LENGTH = 4096;
-    /**
-     * How long an echo on the flooded ring may take: a ring that starved its socket would never answer (the
-     * socket's 10 s timeout); one that serves it fairly answers in milliseconds, or in about a second on a 2-core
-     * machine busy with other work.
-     */
-    private static final long ECHO_WITHIN_MILLIS = 2_000;
 
     @TempDir
     Path dir;
-    private final ActorTestKit kit = TestRings.kit("uring.rings = 1");
+    /**
+     * The asks queue in the file actor's mailbox before admission sees them, and a loaded 2-core machine takes
+     * longer than the default 30 s request-timeout to work through a million: each would then fail with an
+     * AskTimeoutException, neither read nor refused. The timeout is not what this test is about.
+     */
+    private final ActorTestKit kit = TestRings.kit("uring { rings = 1, request-timeout = 10m }");
     private final UringFiles files = UringFiles.get(kit.system());
 
     @AfterEach
@@ -61,7 +60,12 @@ class AdmissionTest {
 
     @Test
     void aMillionReadsAtOnceAreEachAnsweredWithinBoundedNativeMemory() throws Exception {
-        UringSettings.Admission admission = UringSettings.from(kit.system().settings().config()).admission();
+        UringSettings settings = UringSettings.from(kit.system().settings().config());
+        UringSettings.Admission admission = settings.admission();
+        // A fair loop reaps the echo's bytes, runs its stage and sends them back within a few turns, each of up to
+        // tasks-per-turn mailbox runs of dispatcher.throughput messages: with more reads than that waiting when it
+        // is sent, an echo that comes back before they are all answered overtook them.
+        long backlogToOvertake = 4L * settings.tasksPerTurn() * settings.dispatcherThroughput();
         byte[] content = new byte[1 << 20];
         for (int i = 0; i < content.length; i++) {
             content[i] = (byte) (i * 31);
@@ -75,6 +79,7 @@ class AdmissionTest {
         AtomicLong refused = new AtomicLong();
         var otherFailures = ConcurrentHashMap.<String>newKeySet();
         CountDownLatch answered = new CountDownLatch(READS);
+        int echoesThroughBacklog = 0;
         try (Socket client = new Socket("127.0.0.1", echo.localAddress().getPort())) {
             client.setSoTimeout(10_000);
             assertEchoes(client, 255); // the connection's receive buffers are registered before the baseline
@@ -100,9 +105,18 @@ class AdmissionTest {
                     nativePeak.accumulateAndGet(NativeBuffer.liveBytes(), Math::max);
                 }
                 if (i % 100_000 == 0) { // the socket on the same ring is served meanwhile
+                    long sent = i + 1;
+                    boolean backlog = sent - answeredSoFar(answered) > backlogToOvertake;
                     assertEchoes(client, i / 100_000);
+                    if (backlog) {
+                        echoesThroughBacklog++;
+                        long answeredThen = answeredSoFar(answered);
+                        assertTrue(answeredThen < sent, "echo " + i / 100_000 + " waited for all " + sent
+                                + " reads before it: the ring starves its socket while it has file work");
+                    }
                 }
             }
+            assertTrue(echoesThroughBacklog > 0, "no echo was sent while reads waited: fairness not tested");
             while (!answered.await(1, TimeUnit.MILLISECONDS)) {
                 nativePeak.accumulateAndGet(NativeBuffer.liveBytes(), Math::max);
                 assertTrue(answered.getCount() == 0 || otherFailures.size() < 10, otherFailures.toString());
@@ -111,7 +125,8 @@ class AdmissionTest {
             long bound = (long) admission.maxInFlight() * (LENGTH + 4095); // a 4 KiB-aligned buffer per read in flight
             long grew = nativePeak.get() - nativeBefore;
             System.out.printf("%d reads at once: %d read, %d refused; native memory grew by at most %d KiB "
-                    + "(bound %d KiB)%n", READS, read.get(), refused.get(), grew >> 10, bound >> 10);
+                    + "(bound %d KiB); %d echoes overtook a backlog%n", READS, read.get(), refused.get(), grew >> 10,
+                    bound >> 10, echoesThroughBacklog);
             assertTrue(grew <= bound, "native memory grew by " + grew + " bytes, more than " + bound);
         } finally {
             echo.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -126,14 +141,20 @@ class AdmissionTest {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
+    private static long answeredSoFar(CountDownLatch answered) {
+        return READS - answered.getCount();
+    }
+
+    /**
+     * One byte there and back, within the socket's 10 s timeout. How fast is no measure of fairness on a machine
+     * that may be loaded (GC pauses of a second were seen under the flood); whether the echo overtook the reads
+     * queued before it is.
+     */
     private static void assertEchoes(Socket client, int b) throws Exception {
-        long start = System.nanoTime();
         OutputStream out = client.getOutputStream();
         InputStream in = client.getInputStream();
         out.write(b);
         out.flush();
         assertEquals(b & 0xff, in.read());
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        assertTrue(millis < ECHO_WITHIN_MILLIS, "the echo on the same ring took " + millis + " ms");
     }
 }

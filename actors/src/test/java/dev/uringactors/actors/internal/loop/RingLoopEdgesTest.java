@@ -123,13 +123,20 @@ class RingLoopEdgesTest {
         try {
             UringExtension uring = UringExtension.get(testKit.system());
             RingLoop loop = Rings.get(testKit.system()).loop(0);
+            var done = testKit.<Long>createTestProbe();
             var busy = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<Long>receiveMessage(millis -> {
-                Thread.sleep(millis); // a handler that blocks, and so holds the ring thread
+                // Not for the quick ones: Thread.sleep(0) yields the CPU, and a mailbox run of 64 yields held a
+                // loaded machine's ring thread for more than 100 ms, a stuck task by the watchdog's measure.
+                if (millis > 0) {
+                    Thread.sleep(millis); // a handler that blocks, and so holds the ring thread
+                }
+                done.ref().tell(millis);
                 return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
             }), "busy", uring.dispatcher(0));
             for (int i = 0; i < 1000; i++) {
                 busy.tell(0L); // quick ones
             }
+            done.receiveSeveralMessages(1000, Duration.ofSeconds(10)); // they ran
             assertEquals(0, TestRings.stats(testKit.system(), 0).stuckTasks(), "quick tasks are no incident");
             busy.tell(2_000L);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
