@@ -62,6 +62,7 @@ final class GrpcBench {
         List<Process> started = new ArrayList<>();
         List<ManagedChannel> channels = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
+        Path body = Files.write(Files.createTempFile("grpc-call", ".bin"), UnaryCallLoop.frame(bytes));
         try {
             for (String transport : TRANSPORTS) {
                 Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
@@ -72,8 +73,6 @@ final class GrpcBench {
                 channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", ports.get(ports.size() - 1),
                         InsecureChannelCredentials.create()).build());
             }
-            Path body = Files.createTempFile("grpc-call", ".bin");
-            Files.write(body, UnaryCallLoop.frame(bytes));
             String[] urls = new String[TRANSPORTS.length];
             for (int i = 0; i < TRANSPORTS.length; i++) {
                 UnaryCallLoop.checkOneCall(TRANSPORTS[i], channels.get(i), bytes);
@@ -97,7 +96,6 @@ final class GrpcBench {
                 System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n", r + 1,
                         figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
             }
-            Files.delete(body);
             double uring = HttpLoad.median(figures[0]);
             double pekko = HttpLoad.median(figures[1]);
             System.out.printf(Locale.ROOT, "grpc unary %s: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
@@ -112,6 +110,7 @@ final class GrpcBench {
                 channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
             }
             HttpLoad.stopAll(started);
+            Files.delete(body);
         }
     }
 }
