@@ -1,12 +1,9 @@
 package dev.uringactors.actors.file;
 
-import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol.Command;
-import dev.uringactors.actors.internal.file.AskedFileCalls;
 import dev.uringactors.actors.internal.file.FileCalls;
 import dev.uringactors.actors.internal.file.FileRings;
-import dev.uringactors.actors.internal.file.jdk.JdkFiles;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -52,9 +49,7 @@ public final class UringFiles {
     public static UringFiles get(ActorSystem<?> system) {
         UringExtension uring = UringExtension.get(system);
         FileRings files = FileRings.get(system);
-        FileCalls calls = uring.backend() == Backend.JDK ? JdkFiles.get(system).requests()
-                : new AskedFileCalls(files, system.scheduler(), uring.settings().requestTimeout());
-        return new UringFiles(uring, files, calls);
+        return new UringFiles(uring, files, files.calls());
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.actors.file.RingProtocol;
@@ -26,7 +27,8 @@ import java.util.function.Function;
 /**
  * The file calls as asks of the rings' file actors: each call is a request to the actor of the ring its file is
  * on, and completes on the thread the answer arrives on (the ring's), or fails once {@code timeout} has passed
- * with no answer (an actor that no longer exists).
+ * with no answer (an actor that no longer exists). Each ring takes as many unanswered calls as its admission does
+ * ({@link CallBounds}), a close always: the asks never pile up in a file actor's mailbox, which has no bound.
  */
 public final class AskedFileCalls implements FileCalls {
     /** Runs a callback on the thread that completes the future: the ring's, for an answer. */
@@ -34,11 +36,13 @@ public final class AskedFileCalls implements FileCalls {
     private final FileRings rings;
     private final Scheduler scheduler;
     private final Duration timeout;
+    private final CallBounds bounds;
 
-    public AskedFileCalls(FileRings rings, Scheduler scheduler, Duration timeout) {
+    AskedFileCalls(FileRings rings, Scheduler scheduler, Duration timeout, CallBounds bounds) {
         this.rings = rings;
         this.scheduler = scheduler;
         this.timeout = timeout;
+        this.bounds = bounds;
     }
 
     @Override
@@ -89,19 +93,32 @@ public final class AskedFileCalls implements FileCalls {
 
     @Override
     public CompletionStage<Done> close(FileHandle file) {
-        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo));
+        return ask(file.ring(), replyTo -> new RingProtocol.Close(file, replyTo), () -> { });
+    }
+
+    /** Asks ring {@code ring}'s file actor if it has room for another call, or refuses the call at once. */
+    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
+        RingOverloadedException refused = bounds.take(ring);
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
+        }
+        return ask(ring, request, () -> bounds.release(ring));
     }
 
     /**
-     * Asks ring {@code ring}'s file actor, and completes a plain future on the thread the answer arrives on. (The
-     * ask's own stage runs even non-async callbacks on another thread: a hop to the common pool per callback,
-     * and a new thread per callback where the JVM sees one CPU.)
+     * Asks ring {@code ring}'s file actor, and completes a plain future on the thread the answer arrives on, after
+     * {@code answered} has run. (The ask's own stage runs even non-async callbacks on another thread: a hop to the
+     * common pool per callback, and a new thread per callback where the JVM sees one CPU.)
      */
-    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request) {
+    private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request,
+                                       Runnable answered) {
         CompletableFuture<T> answer = new CompletableFuture<>();
         FutureConverters.asScala(AskPattern.askWithStatus(rings.actor(ring), request::apply, timeout, scheduler))
-                .onComplete(result -> result.isSuccess() ? answer.complete(result.get())
-                        : answer.completeExceptionally(result.failed().get()), ON_ANSWERING_THREAD);
+                .onComplete(result -> {
+                    answered.run();
+                    return result.isSuccess() ? answer.complete(result.get())
+                            : answer.completeExceptionally(result.failed().get());
+                }, ON_ANSWERING_THREAD);
         return answer;
     }
 }

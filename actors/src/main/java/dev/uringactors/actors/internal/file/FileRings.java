@@ -18,11 +18,13 @@ import java.util.List;
  * The file side of a system's rings, behind {@code UringFiles}: one file actor per ring, on that ring's thread,
  * the one table of the files they opened, which TCP consults too before it sends one, and what they learnt of
  * the block devices' poll queues, on Pekko's dispatcher for blocking calls. On the JDK backend the file actors
- * are {@link JdkFiles}'s, with the same protocol, and this table stays empty.
+ * are {@link JdkFiles}'s, with the same protocol, and this table stays empty. Also the one set of calls that
+ * {@code UringFiles} makes, whose bound on each ring's unanswered calls holds for the whole system.
  */
 public final class FileRings implements Extension {
     private final OpenFiles openFiles = new OpenFiles();
     private final List<ActorRef<RingProtocol.Command>> actors = new ArrayList<>();
+    private final FileCalls calls;
 
     private FileRings(ActorSystem<?> system) {
         Rings rings = Rings.get(system);
@@ -31,8 +33,11 @@ public final class FileRings implements Extension {
             for (int i = 0; i < rings.count(); i++) {
                 actors.add(jdk.actor(i));
             }
+            calls = jdk.requests();
             return;
         }
+        calls = new AskedFileCalls(this, system.scheduler(), rings.settings().requestTimeout(),
+                new CallBounds(rings.count(), rings.settings().admission()));
         DeviceQueues devices = new DeviceQueues(PolledIo::of,
                 system.dispatchers().lookup(DispatcherSelector.blocking()));
         for (int i = 0; i < rings.count(); i++) {
@@ -50,6 +55,11 @@ public final class FileRings implements Extension {
     /** Ring {@code i}'s file actor. */
     public ActorRef<RingProtocol.Command> actor(int i) {
         return actors.get(i);
+    }
+
+    /** The calls behind {@code UringFiles}. */
+    public FileCalls calls() {
+        return calls;
     }
 
     /** The files open through the actors of every ring. */

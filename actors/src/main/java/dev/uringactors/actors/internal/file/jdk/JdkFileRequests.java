@@ -1,9 +1,11 @@
 package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.RingFailedException;
+import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.actors.file.UringOpenOption;
+import dev.uringactors.actors.internal.file.CallBounds;
 import dev.uringactors.actors.internal.file.FileCalls;
 import dev.uringactors.actors.internal.file.FileRequests;
 import dev.uringactors.ring.Opcode;
@@ -32,22 +34,26 @@ import java.util.function.Function;
  * I/O ({@code uring.jdk.file-dispatcher}): each request is checked at once, as the ring's actor checks it, takes
  * its file ({@link JdkOpenFile}) on the caller's thread, and runs as one task of that dispatcher, whose thread
  * completes its stage; a caller that is itself such a thread finishing a call runs the next in place
- * ({@link InPlaceRunner}). Each request completes once, also when the dispatcher refuses it. {@code UringFiles}
- * calls it directly; the file actors ({@link JdkFileActor}) answer their messages with it.
+ * ({@link InPlaceRunner}). Each request completes once, also when the dispatcher refuses it. Each ring index takes
+ * as many unanswered requests as a ring's admission would ({@link CallBounds}), a close always: the dispatcher's
+ * queue has no bound of its own. {@code UringFiles} calls it directly; the file actors ({@link JdkFileActor})
+ * answer their messages with it.
  */
 public final class JdkFileRequests implements FileCalls {
     private final JdkOpenFiles files;
     private final Executor io;
     private final InPlaceRunner runner;
     private final int maxIoSize;
+    private final CallBounds bounds;
     /** Logs, once for the system, that REGISTERED is dropped. */
     private final Runnable registeredIgnored;
 
-    JdkFileRequests(JdkOpenFiles files, Executor io, int maxIoSize, Runnable registeredIgnored) {
+    JdkFileRequests(JdkOpenFiles files, Executor io, int maxIoSize, CallBounds bounds, Runnable registeredIgnored) {
         this.files = files;
         this.io = io;
         this.runner = new InPlaceRunner(io);
         this.maxIoSize = maxIoSize;
+        this.bounds = bounds;
         this.registeredIgnored = registeredIgnored;
     }
 
@@ -181,10 +187,18 @@ public final class JdkFileRequests implements FileCalls {
 
     /**
      * Runs {@code call} on the file dispatcher (or in place, {@link InPlaceRunner}) as a {@link FileTask}, which
-     * completes the stage returned. A dispatcher that is shut down fails it as ring {@code ring}'s end.
+     * completes the stage returned, if ring index {@code ring} has room for it; refuses it at once, giving
+     * {@code taken} back, if not. A dispatcher that is shut down fails it as ring {@code ring}'s end.
      */
     private <T> CompletionStage<T> call(int ring, Opcode op, Path target, JdkOpenFile taken, FileCall<T> call) {
-        FileTask<T> task = new FileTask<>(op, target, taken, call);
+        RingOverloadedException overloaded = bounds.take(ring);
+        if (overloaded != null) {
+            if (taken != null) {
+                taken.release();
+            }
+            return CompletableFuture.failedFuture(overloaded);
+        }
+        FileTask<T> task = new FileTask<>(op, target, taken, call, bounds, ring);
         try {
             runner.run(task);
         } catch (RejectedExecutionException e) { // the dispatcher is shutting down with the system
@@ -197,7 +211,8 @@ public final class JdkFileRequests implements FileCalls {
      * One request's call and its answer: completed with the call's result or its failure, the JDK's as the ring's
      * would be ({@link JdkErrors}), any other as it is (a reader's, also an {@link Error} such as a failed assert;
      * not the JVM's own, which {@link NonFatal} tells apart). {@code taken}, the file the call runs on (null for a
-     * call on a path), is released once the answer has completed. One object a request, as reads are many.
+     * call on a path), is released once the answer has completed, and so is the request's place on ring
+     * {@code ring} in {@code bounds}. One object a request, as reads are many.
      */
     private static final class FileTask<T> implements Runnable {
         private final CompletableFuture<T> answer = new CompletableFuture<>();
@@ -205,12 +220,16 @@ public final class JdkFileRequests implements FileCalls {
         private final Path target;
         private final JdkOpenFile taken;
         private final FileCall<T> call;
+        private final CallBounds bounds;
+        private final int ring;
 
-        FileTask(Opcode op, Path target, JdkOpenFile taken, FileCall<T> call) {
+        FileTask(Opcode op, Path target, JdkOpenFile taken, FileCall<T> call, CallBounds bounds, int ring) {
             this.op = op;
             this.target = target;
             this.taken = taken;
             this.call = call;
+            this.bounds = bounds;
+            this.ring = ring;
         }
 
         @Override
@@ -248,6 +267,7 @@ public final class JdkFileRequests implements FileCalls {
             if (taken != null) {
                 taken.release();
             }
+            bounds.release(ring);
         }
     }
 

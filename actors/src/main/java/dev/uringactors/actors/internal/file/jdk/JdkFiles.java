@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.internal.file.CallBounds;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -40,7 +41,8 @@ public final class JdkFiles implements Extension {
                         + "usual (said once)");
             }
         };
-        requests = new JdkFileRequests(openFiles, io, uring.settings().maxIoSize(), registeredIgnored);
+        requests = new JdkFileRequests(openFiles, io, uring.settings().maxIoSize(),
+                new CallBounds(uring.ringCount(), uring.settings().admission()), registeredIgnored);
         for (int i = 0; i < uring.ringCount(); i++) {
             actors.add(system.systemActorOf(JdkFileActor.create(i, requests), "uring-jdk-files-" + i,
                     Props.empty()));
