@@ -8,6 +8,10 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.stream.ActorMaterializer;
+import org.apache.pekko.stream.ActorMaterializerSettings;
+import org.apache.pekko.stream.Materializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,8 +34,12 @@ public final class UringExtension implements Extension {
     private final Rings rings;
     /** The rings' JMX beans with {@code uring.jmx = on}, else null. */
     private final RingMBeans mbeans;
+    private final ActorSystem<?> system;
+    /** Made on first use: {@link #materializer()}. */
+    private Materializer materializer;
 
     private UringExtension(ActorSystem<?> system) {
+        this.system = system;
         this.rings = Rings.get(system);
         this.mbeans = rings.settings().jmx()
                 ? new RingMBeans(rings.instance(), new BackendChoice(rings.backend(), rings.backendReason()),
@@ -81,6 +89,24 @@ public final class UringExtension implements Extension {
     /** The id of ring {@code i}'s dispatcher, e.g. for a stream: {@code ActorAttributes.dispatcher(id)}. */
     public String dispatcherId(int i) {
         return rings.dispatcherId(i);
+    }
+
+    /**
+     * A materializer for the streams that work on a ring starts, such as those a request handler runs for each
+     * request: a stream materialized on a ring's thread runs on that ring, with no hop to another thread and back;
+     * one materialized anywhere else runs on Pekko's default dispatcher. pekko-grpc's generated Java handlers run a
+     * stream per call: give them this one ({@code XHandlerFactory.partial(impl, prefix, materializer, ...)}). What
+     * runs on a ring must not block it. Under the JDK backend its streams run on the default dispatcher. One per
+     * system, made on first use.
+     */
+    @SuppressWarnings("deprecation") // a materializer with a dispatcher of its own has no other public constructor
+    public synchronized Materializer materializer() {
+        if (materializer == null) {
+            org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
+            materializer = ActorMaterializer.create(ActorMaterializerSettings.create(classic)
+                    .withDispatcher(rings.nearestRingDispatcherId()), classic, "uring-nearest-ring");
+        }
+        return materializer;
     }
 
     /** Every ring's counters, in ring order, each taken on its ring's thread; none under the JDK backend. */

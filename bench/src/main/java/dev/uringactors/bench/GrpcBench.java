@@ -91,6 +91,7 @@ final class GrpcBench {
             double[][] figures = new double[TRANSPORTS.length][rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < TRANSPORTS.length; i++) {
+                    HttpLoad.awaitQuiet(started);
                     figures[i][r] = run.perSecond(i, seconds);
                 }
                 System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n", r + 1,

@@ -23,6 +23,7 @@ final class HttpLoad {
     private static final Pattern H2_RATE = Pattern.compile("finished in [0-9.]+m?s, ([0-9.]+) req/s");
     private static final Pattern H2_FAILED = Pattern.compile("(\\d+) failed, (\\d+) errored, (\\d+) timeout");
     private static final Pattern H2_STATUS = Pattern.compile("status codes: \\d+ 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
+    private static final int QUIET_WAIT_SECONDS = 60;
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
     private HttpLoad() {
@@ -115,6 +116,40 @@ final class HttpLoad {
             throw new IllegalStateException("h2load against " + url + " failed: " + out);
         }
         return Double.parseDouble(rate.group(1));
+    }
+
+    /**
+     * Waits, for at most {@code QUIET_WAIT_SECONDS}, until no server of {@code servers} used more than 3% of a CPU
+     * over the last second. Servers that share a CPU and are measured in turn must be: a JVM still compiling
+     * what its own run made hot takes its share of the next server's run (2,999 of 10,000 ms was seen).
+     */
+    static void awaitQuiet(List<Process> servers) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(QUIET_WAIT_SECONDS);
+        long[] before = cpuTicks(servers);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            long[] now = cpuTicks(servers);
+            boolean quiet = true;
+            for (int i = 0; i < now.length; i++) {
+                quiet &= now[i] - before[i] <= 3; // clock ticks of 10 ms: 3% of a CPU in a second
+            }
+            if (quiet) {
+                return;
+            }
+            before = now;
+        }
+        System.out.println("servers still busy after " + QUIET_WAIT_SECONDS + " s without load: measuring anyway");
+    }
+
+    /** Each process's user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */
+    private static long[] cpuTicks(List<Process> processes) throws IOException {
+        long[] ticks = new long[processes.size()];
+        for (int i = 0; i < ticks.length; i++) {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(processes.get(i).pid()), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from the 3rd on
+            ticks[i] = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime (14th), stime (15th)
+        }
+        return ticks;
     }
 
     /** Stops what was started (SIGTERM, then SIGKILL after 10 s). */

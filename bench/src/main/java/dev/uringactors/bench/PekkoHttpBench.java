@@ -49,6 +49,7 @@ final class PekkoHttpBench {
             double[][] figures = new double[2][rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < 2; i++) {
+                    HttpLoad.awaitQuiet(started);
                     figures[i][r] = load(h2c, loadTool, urls[i], seconds);
                 }
                 System.out.printf(Locale.ROOT, "round %d: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n", r + 1,

@@ -6,11 +6,8 @@ import org.apache.pekko.dispatch.DispatcherPrerequisites;
 import org.apache.pekko.dispatch.ExecutorServiceConfigurator;
 import org.apache.pekko.dispatch.ExecutorServiceFactory;
 
-import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Makes a ring's loop thread the executor of a Pekko dispatcher ({@code executor = "<this class>"}, with
@@ -44,47 +41,6 @@ public final class RingLoopExecutorConfigurator extends ExecutorServiceConfigura
 
     @Override
     public ExecutorServiceFactory createExecutorServiceFactory(String id, ThreadFactory threadFactory) {
-        return () -> new LoopExecutorService(loop);
-    }
-
-    /** What Pekko sees: execute goes to the loop; shutdown only marks this facade. */
-    private static final class LoopExecutorService extends AbstractExecutorService {
-        private final RingLoop loop;
-        private volatile boolean shutdown;
-
-        LoopExecutorService(RingLoop loop) {
-            this.loop = loop;
-        }
-
-        @Override
-        public void execute(Runnable command) {
-            loop.execute(command);
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            shutdown = true;
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return shutdown;
-        }
+        return () -> new ExecutorFacade(loop::execute);
     }
 }

@@ -46,6 +46,7 @@ public final class Rings implements Extension {
     private static final Logger log = LoggerFactory.getLogger(Rings.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final String DEFAULT_DISPATCHER = "pekko.actor.default-dispatcher";
+    private static final String NEAREST_RING_DISPATCHER = "uring-nearest-ring-dispatcher";
 
     private final UringSettings settings;
     private final BackendChoice backend;
@@ -99,6 +100,15 @@ public final class Rings implements Extension {
                 supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(), budget),
                         "uring-ring-" + i + "-supervisor", DispatcherSelector.fromConfig(id)));
             }
+            NearestRingExecutorConfigurator.register(instance, loops, classic.dispatcher());
+            Config nearest = ConfigFactory.parseMap(Map.of(
+                    "id", NEAREST_RING_DISPATCHER,
+                    "type", "Dispatcher",
+                    "executor", NearestRingExecutorConfigurator.class.getName(),
+                    "throughput", settings.dispatcherThroughput(),
+                    NearestRingExecutorConfigurator.RINGS_KEY, instance)).withFallback(defaultDispatcher);
+            classic.dispatchers().registerConfigurator(NEAREST_RING_DISPATCHER,
+                    new DispatcherConfigurator(nearest, classic.dispatchers().prerequisites()));
         } catch (RuntimeException e) {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
             loops.forEach(RingLoop::end);
@@ -186,6 +196,15 @@ public final class Rings implements Extension {
         return dispatcherIds.get(i);
     }
 
+    /**
+     * The id of the dispatcher that runs what is submitted on a ring's thread on that ring, and anything else on
+     * the default dispatcher ({@link NearestRingExecutorConfigurator}); the default dispatcher's under the JDK
+     * backend.
+     */
+    public String nearestRingDispatcherId() {
+        return backend.backend() == Backend.JDK ? DEFAULT_DISPATCHER : NEAREST_RING_DISPATCHER;
+    }
+
     /** Ring {@code i}'s counters, taken on its thread; under the JDK backend a stage failed as {@link #loop} fails. */
     public CompletionStage<RingLoopStats> stats(int i) {
         if (backend.backend() == Backend.JDK) {
@@ -214,6 +233,7 @@ public final class Rings implements Extension {
             CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
             shutdown = CompletableFuture.allOf(stops).thenApply(v -> {
                 loopKeys.forEach(RingLoopExecutorConfigurator::unregister);
+                NearestRingExecutorConfigurator.unregister(instance);
                 return Done.getInstance();
             });
         }
