@@ -10,6 +10,7 @@ import org.apache.pekko.util.ByteString;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.CompletionHandler;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -34,8 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * 4 KiB reads at random aligned offsets, {@code qd} in flight, through the actors, then in the same run
- * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads (as it is, and
- * with each read's bytes kept in an array of their own, as a read's answer must be); with
+ * through the JDK's AsynchronousFileChannel and through FileChannel on a pool of {@code qd} threads (as it is,
+ * with each read's bytes kept in an array of their own, as a read's answer must be, and with each read a
+ * CompletableFuture of its bytes on that pool, as an asynchronous API built on the pool answers); with
  * {@code --fio fio}, fio's io_uring engine on the same file first ({@code --fio-best true}: with its fastest
  * settings). Each figure comes with the CPU time its process spent per read over the measured window.
  */
@@ -80,6 +83,7 @@ final class FileReadBench {
         Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
         Throughput pool = channelPool(file, direct, qd, seconds, blocks, false);
         Throughput poolKept = channelPool(file, direct, qd, seconds, blocks, true);
+        Throughput poolFutures = channelPoolFutures(file, direct, qd, seconds, blocks);
         Throughput u = uring.throughput();
         System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
                 u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
@@ -99,12 +103,17 @@ final class FileReadBench {
                 direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
                 async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp(), poolKept.perSecond(),
                 poolKept.cpuMicrosPerOp());
+        System.out.printf(Locale.ROOT, "filechannel-pool-futures %.0f IOPS %.2f us/io%n", poolFutures.perSecond(),
+                poolFutures.cpuMicrosPerOp());
         System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-kept: %.2f%n",
                 u.perSecond() / poolKept.perSecond());
+        System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-futures: %.2f%n",
+                u.perSecond() / poolFutures.perSecond());
         record(figures, ours, qd, u);
         record(figures, "async-channel", qd, async);
         record(figures, "filechannel-pool", qd, pool);
         record(figures, "filechannel-pool-kept", qd, poolKept);
+        record(figures, "filechannel-pool-futures", qd, poolFutures);
     }
 
     private static void record(FigureRecorder figures, String series, int qd, Throughput t) {
@@ -362,5 +371,62 @@ final class FileReadBench {
             }
             return throughput;
         }
+    }
+
+    /**
+     * {@code qd} chains of reads, each read a {@code CompletableFuture} of its bytes (copied out of the thread's
+     * buffer) run on a pool of {@code qd} threads, each completion starting the next read: the plain way to make
+     * the pool asynchronous, and what {@code UringFiles.read} on the JDK backend does more cleverly (it runs a
+     * chain's next read in place instead of queueing it).
+     */
+    private static Throughput channelPoolFutures(Path file, boolean direct, int qd, int seconds, long blocks)
+            throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong completed = new AtomicLong();
+        CountDownLatch stopped = new CountDownLatch(qd); // each chain ends once after stop
+        ExecutorService pool = Executors.newFixedThreadPool(qd);
+        ThreadLocal<ByteBuffer> buffers = ThreadLocal.withInitial(FileReadBench::alignedBuffer);
+        try (FileChannel channel = FileChannel.open(file, jdkOptions(direct))) {
+            for (int i = 0; i < qd; i++) {
+                readChain(channel, pool, buffers, blocks, stop, completed, stopped);
+            }
+            Throughput throughput = Throughput.measure(completed::get, 2, seconds);
+            stop.set(true);
+            stopped.await(10, TimeUnit.SECONDS);
+            return throughput;
+        } finally {
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void readChain(FileChannel channel, ExecutorService pool, ThreadLocal<ByteBuffer> buffers,
+                                  long blocks, AtomicBoolean stop, AtomicLong completed, CountDownLatch stopped) {
+        CompletableFuture.supplyAsync(() -> {
+            ByteBuffer buffer = buffers.get().clear().limit(BLOCK);
+            try {
+                channel.read(buffer, randomOffset(blocks));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            byte[] bytes = new byte[buffer.flip().remaining()];
+            buffer.get(bytes);
+            return bytes;
+        }, pool).whenComplete((bytes, failure) -> {
+            if (failure != null) {
+                System.err.println("FileChannel read failed: " + failure);
+                stopped.countDown();
+            } else if (bytes.length != BLOCK) {
+                System.err.println("FileChannel read " + bytes.length + " bytes of " + BLOCK);
+                stopped.countDown();
+            } else {
+                completed.incrementAndGet();
+                if (stop.get()) {
+                    stopped.countDown();
+                } else {
+                    readChain(channel, pool, buffers, blocks, stop, completed, stopped);
+                }
+            }
+        });
     }
 }

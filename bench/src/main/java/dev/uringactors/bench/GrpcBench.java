@@ -17,12 +17,15 @@ import java.util.concurrent.TimeUnit;
  * gRPC unary calls served on the rings against the same service on Pekko HTTP's own TCP: each server is this jar's
  * {@code grpc-server} in its own JVM on CPU 1; grpc-java's client runs here, on CPU 0, with {@code --calls} calls
  * in flight on one HTTP/2 connection per server. The servers run side by side and are measured alternately after
- * a warm-up; the last line gives the medians and their ratio. grpc-java's client on its one core can be slower than
+ * a warm-up ({@code --warmup} seconds each; Pekko's transport still gains after 40), each run once both are
+ * quiet (no JIT still compiling); each round says the server's CPU time a call too, and the last line gives the
+ * medians and their ratios. grpc-java's client on its one core can be slower than
  * either server; {@code --client h2load} drives them with h2load instead ({@code -c16 -m32}: 512 calls in flight,
  * each a gRPC-framed POST of the same payload; h2load checks the HTTP status, one grpc-java call first checks the
  * answer). With {@code --collect-strict} both servers collect
  * a request entity that arrives whole within that many bytes before the handler sees it (Pekko HTTP's
- * {@code min-collect-strict-entity-size}), so that pekko-grpc reads it without materializing a stream.
+ * {@code min-collect-strict-entity-size}), so that it reaches pekko-grpc whole instead of through a substream of
+ * the connection (pekko-grpc's Java handler reads even a whole one through a stream of its own).
  */
 final class GrpcBench {
     private static final String[] TRANSPORTS = {"uring", "pekko"};
@@ -89,18 +92,26 @@ final class GrpcBench {
                 run.perSecond(i, Math.max(1, warmup));
             }
             double[][] figures = new double[TRANSPORTS.length][rounds];
+            double[][] cpu = new double[TRANSPORTS.length][rounds]; // the server's CPU time a call, in us
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < TRANSPORTS.length; i++) {
                     HttpLoad.awaitQuiet(started);
-                    figures[i][r] = run.perSecond(i, seconds);
+                    int server = i;
+                    HttpLoad.Served served = HttpLoad.served(started.get(i), seconds,
+                            () -> run.perSecond(server, seconds));
+                    figures[i][r] = served.perSecond();
+                    cpu[i][r] = served.cpuMicrosPerRequest();
                 }
-                System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n", r + 1,
-                        figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
+                System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s (%.1f us CPU a call), pekko %.0f calls/s "
+                        + "(%.1f us) (%.2fx)%n", r + 1, figures[0][r], cpu[0][r], figures[1][r], cpu[1][r],
+                        figures[0][r] / figures[1][r]);
             }
             double uring = HttpLoad.median(figures[0]);
             double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "grpc unary %s: uring %.0f calls/s, pekko %.0f calls/s (%.2fx)%n",
-                    h2load != null ? "h2load c16 m32" : "c" + calls, uring, pekko, uring / pekko);
+            System.out.printf(Locale.ROOT, "grpc unary %s: uring %.0f calls/s, pekko %.0f calls/s (%.2fx); server CPU "
+                    + "a call %.1f us against %.1f us (%.2fx)%n", h2load != null ? "h2load c16 m32" : "c" + calls,
+                    uring, pekko, uring / pekko, HttpLoad.median(cpu[0]), HttpLoad.median(cpu[1]),
+                    HttpLoad.median(cpu[1]) / HttpLoad.median(cpu[0]));
             FigureRecorder recorder = args.figures((collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary")
                     + (h2load != null ? "-h2load" : ""));
             int x = h2load != null ? 512 : calls;

@@ -121,7 +121,7 @@ final class HttpLoad {
     /**
      * Waits, for at most {@code QUIET_WAIT_SECONDS}, until no server of {@code servers} used more than 3% of a CPU
      * over the last second. Servers that share a CPU and are measured in turn must be: a JVM still compiling
-     * what its own run made hot takes its share of the next server's run (2,999 of 10,000 ms was seen).
+     * what its own run made hot takes its share of the next server's run (3.3 s of a 10 s run was seen).
      */
     static void awaitQuiet(List<Process> servers) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(QUIET_WAIT_SECONDS);
@@ -139,6 +139,23 @@ final class HttpLoad {
             before = now;
         }
         System.out.println("servers still busy after " + QUIET_WAIT_SECONDS + " s without load: measuring anyway");
+    }
+
+    /** A measured run: requests a second, and the server's CPU time per request. */
+    record Served(double perSecond, double cpuMicrosPerRequest) {
+    }
+
+    /** A load run of {@code seconds} against {@code server}, that gives requests a second, with the server's CPU. */
+    interface LoadRun {
+        double perSecond() throws Exception;
+    }
+
+    /** Runs {@code load} against {@code server}, timing the server's CPU (user and system) over the run. */
+    static Served served(Process server, int seconds, LoadRun load) throws Exception {
+        long before = cpuTicks(List.of(server))[0];
+        double perSecond = load.perSecond();
+        double cpuMicros = (cpuTicks(List.of(server))[0] - before) * 10_000.0; // a tick is 10 ms (USER_HZ)
+        return new Served(perSecond, cpuMicros / (perSecond * seconds));
     }
 
     /** Each process's user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */

@@ -11,7 +11,9 @@ import java.util.Locale;
  * {@code GET /} (a 13-byte hello). Both servers are pinned to CPU 1 and the load to CPU 0: wrk ({@code -t1 -c64})
  * for HTTP/1.1, or with {@code --protocol h2c} h2load ({@code -c16 -m32}, prior knowledge) against both servers
  * started with {@code pekko.http.server.enable-http2 = on}. They run side by side and are measured alternately,
- * after each JVM has been warmed up. The last line gives the medians. With {@code --backend jdk} the uring side
+ * after each JVM has been warmed up ({@code --warmup} seconds of load, 20 by default; Pekko's transport still
+ * gains after 40) and before each run both are quiet (no JIT still compiling). Each round says the server's CPU
+ * time a request too, which the load tool's own limit does not bound. The last line gives the medians. With {@code --backend jdk} the uring side
  * runs on the JDK backend (the fallback where io_uring is refused), which should cost nothing over Pekko's own.
  */
 final class PekkoHttpBench {
@@ -21,6 +23,7 @@ final class PekkoHttpBench {
     static void main(Args args) throws Exception {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
+        int warmup = args.intValue("warmup", 20);
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
         boolean h2c = switch (args.string("protocol", "h1")) {
             case "h1" -> false;
@@ -43,22 +46,30 @@ final class PekkoHttpBench {
             }
             System.out.printf("pekko-http sample (%s) on uring, backend %s (%s) and on pekko (%s); %d rounds of %d s%n",
                     h2c ? "h2c" : "HTTP/1.1", backend, urls[0], urls[1], rounds, seconds);
-            for (String url : urls) { // the JIT's warm-up: C2 keeps compiling for some 20 s of load
-                load(h2c, loadTool, url, 20);
+            for (String url : urls) { // the JIT's warm-up: C2 keeps compiling for 20 s of load and more
+                load(h2c, loadTool, url, warmup);
             }
             double[][] figures = new double[2][rounds];
+            double[][] cpu = new double[2][rounds]; // the server's CPU time a request, in us
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < 2; i++) {
                     HttpLoad.awaitQuiet(started);
-                    figures[i][r] = load(h2c, loadTool, urls[i], seconds);
+                    String url = urls[i];
+                    HttpLoad.Served served = HttpLoad.served(started.get(i), seconds,
+                            () -> load(h2c, loadTool, url, seconds));
+                    figures[i][r] = served.perSecond();
+                    cpu[i][r] = served.cpuMicrosPerRequest();
                 }
-                System.out.printf(Locale.ROOT, "round %d: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n", r + 1,
-                        figures[0][r], figures[1][r], figures[0][r] / figures[1][r]);
+                System.out.printf(Locale.ROOT, "round %d: uring %.0f req/s (%.1f us CPU a request), pekko %.0f req/s "
+                        + "(%.1f us) (%.2fx)%n", r + 1, figures[0][r], cpu[0][r], figures[1][r], cpu[1][r],
+                        figures[0][r] / figures[1][r]);
             }
             double uring = HttpLoad.median(figures[0]);
             double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "pekko-http GET / %s: uring %.0f req/s, pekko %.0f req/s (%.2fx)%n",
-                    h2c ? "h2c c16 m32" : "c64", uring, pekko, uring / pekko);
+            System.out.printf(Locale.ROOT, "pekko-http GET / %s: uring %.0f req/s, pekko %.0f req/s (%.2fx); server "
+                    + "CPU a request %.1f us against %.1f us (%.2fx)%n", h2c ? "h2c c16 m32" : "c64", uring, pekko,
+                    uring / pekko, HttpLoad.median(cpu[0]), HttpLoad.median(cpu[1]),
+                    HttpLoad.median(cpu[1]) / HttpLoad.median(cpu[0]));
             FigureRecorder recorder = args.figures((h2c ? "pekko-http-h2c" : "pekko-http")
                     + (backend.equals("jdk") ? "-jdk-backend" : ""));
             recorder.record("uring-actors", "connections", h2c ? 16 : 64, "requests/s", uring);
