@@ -1,9 +1,12 @@
 package dev.uringactors.actors;
 
 import dev.uringactors.ring.RequiresIoUring;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -22,11 +25,14 @@ import java.util.concurrent.TimeUnit;
 
 import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link UringExtension#materializer()}: a stream materialized on a ring's thread runs there, one materialized
- * elsewhere on the default dispatcher; and a stream fed from both kinds of thread still sees every element once.
+ * elsewhere on the default dispatcher; a stream fed from both kinds of thread still sees every element once; and
+ * one that never rests leaves its ring its other work; one still running on a ring at shutdown is ended with the
+ * system, whose ring threads end too.
  */
 @Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
@@ -78,6 +84,48 @@ class NearestRingMaterializerTest {
         for (int i = 0; i < 1000; i++) {
             assertEquals(i, seen.get(i));
         }
+    }
+
+    @Tag("io-uring-only") // a ring's own work
+    @Test
+    void aStreamThatNeverRestsOnARingLeavesTheRingItsOtherWork() throws Exception {
+        CompletableFuture<UniqueKillSwitch> started = new CompletableFuture<>();
+        ringExecutor(0).execute(() -> started.complete(Source.repeat(1).viaMat(KillSwitches.single(), Keep.right())
+                .to(Sink.ignore()).run(uring.materializer())));
+        UniqueKillSwitch hot = get(started);
+        try {
+            long slowest = 0;
+            for (int i = 0; i < 20; i++) { // an ask answered on the ring's thread, behind the hot stream's turns
+                long start = System.nanoTime();
+                get(uring.stats(0));
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                slowest = Math.max(slowest, millis);
+            }
+            // Before uring.dispatcher.turn-time, each ask waited out a turn of 256 of the stream's runs: 470-585 ms.
+            assertTrue(slowest < 100, "the slowest of 20 asks took " + slowest + " ms behind a busy stream");
+        } finally {
+            hot.shutdown();
+        }
+    }
+
+    @Tag("io-uring-only") // ring threads
+    @Test
+    void aStreamStillRunningOnARingEndsWithTheSystemAndSoDoTheRingThreads() throws Exception {
+        CompletableFuture<CompletionStage<Done>> started = new CompletableFuture<>();
+        CompletableFuture<Thread> ringThread = new CompletableFuture<>();
+        ringExecutor(0).execute(() -> {
+            ringThread.complete(Thread.currentThread());
+            started.complete(Source.maybe().watchTermination(Keep.right()).to(Sink.ignore())
+                    .run(uring.materializer()));
+        });
+        CompletableFuture<Done> ended = get(started).toCompletableFuture();
+        assertFalse(ended.isDone(), "the stream never ends by itself");
+        kit.shutdownTestKit();
+        CompletableFuture<Object> answered = ended.handle((done, failure) -> failure != null ? failure : done);
+        assertTrue(answered.get(10, TimeUnit.SECONDS) instanceof Throwable, "the stream was ended by the shutdown");
+        Thread thread = get(ringThread);
+        thread.join(10_000);
+        assertFalse(thread.isAlive(), thread.getName() + " outlived its system");
     }
 
     private CompletionStage<String> materializedOn(int ring) {

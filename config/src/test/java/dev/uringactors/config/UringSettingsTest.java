@@ -45,6 +45,7 @@ class UringSettingsTest {
         assertEquals(new IoWqWorkers(8, 8), s.ioWqMaxWorkers());
         assertEquals(64, s.dispatcherThroughput());
         assertEquals(256, s.tasksPerTurn());
+        assertEquals(Duration.ofMillis(1), s.turnTime());
         assertEquals(Duration.ofSeconds(1), s.stuckTaskWarning());
         assertEquals(16 << 20, s.threadStackSize());
         assertEquals(Duration.ofSeconds(5), s.shutdownTimeout());
@@ -138,6 +139,7 @@ class UringSettingsTest {
             io-wq.max-workers.unbounded | many         | whole number from 0 to 1048576
             dispatcher.throughput     | 0              | whole number from 1 to 100000
             dispatcher.tasks-per-turn | 0              | whole number from 1 to 1000000
+            dispatcher.turn-time      | 0s             | a duration from
             dispatcher.stuck-task-warning | 1ms        | a duration from 10ms to 1h, got 1ms
             dispatcher.thread-stack-size | 64 KiB     | a size from 262144 to 1073741824 bytes
             shutdown-timeout          | 0s             | a duration from 1ms to 1h, got 0s

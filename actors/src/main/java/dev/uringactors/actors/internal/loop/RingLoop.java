@@ -69,6 +69,8 @@ public final class RingLoop implements Executor {
 
     private final int index;
     private final UringSettings settings;
+    /** {@code uring.dispatcher.turn-time}: how long a turn's tasks may run before the loop submits and reaps. */
+    private final long turnNanos;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Runnable> local = new ArrayDeque<>();
@@ -110,6 +112,7 @@ public final class RingLoop implements Executor {
     public RingLoop(int index, UringSettings settings, SqPollGroup group) {
         this.index = index;
         this.settings = settings;
+        this.turnNanos = settings.turnTime().toNanos();
         // A stack of its own size: Pekko HTTP's parser, run here, recurses once per pipelined request in a read.
         this.thread = new Thread(null, () -> run(group), "uring-ring-" + index, settings.threadStackSize());
         thread.setDaemon(true);
@@ -174,7 +177,7 @@ public final class RingLoop implements Executor {
             closeRing();
         } finally {
             ended = true;
-            runTasks(Integer.MAX_VALUE); // what arrived before the producers could see the end
+            runTasks(Integer.MAX_VALUE, Long.MAX_VALUE); // what arrived before the producers could see the end
             wakeFd.close();
         }
     }
@@ -191,7 +194,7 @@ public final class RingLoop implements Executor {
 
     private void turn() {
         turns++;
-        int ran = runTasks(settings.tasksPerTurn());
+        int ran = runTasks(settings.tasksPerTurn(), turnNanos);
         if (!issuer.isOpen()) { // failed for good: park, but not past stop(), which must close the ring
             parkIfIdle(ran, stopAsked);
             return;
@@ -212,7 +215,7 @@ public final class RingLoop implements Executor {
     /** After the ring closed at shutdown: the actors still on the loop run until the system has terminated. */
     private void runWithoutRing() {
         turns++;
-        parkIfIdle(runTasks(settings.tasksPerTurn()), endAsked);
+        parkIfIdle(runTasks(settings.tasksPerTurn(), turnNanos), endAsked);
     }
 
     /**
@@ -231,16 +234,18 @@ public final class RingLoop implements Executor {
     }
 
     /**
-     * Runs up to {@code max} tasks in arrival order, after moving what other threads handed over to the back of
-     * the local queue: the ring's own busy actors cannot keep foreign tasks waiting for more than a turn.
+     * Runs up to {@code max} tasks in arrival order, for no longer than {@code nanos} (checked after each task),
+     * after moving what other threads handed over to the back of the local queue: the ring's own busy actors
+     * cannot keep foreign tasks waiting for more than a turn, nor a turn last much longer than {@code nanos}.
      */
-    private int runTasks(int max) {
+    private int runTasks(int max, long nanos) {
         Runnable foreign;
         for (int moved = 0; moved < max && (foreign = inbox.poll()) != null; moved++) {
             local.add(foreign);
         }
+        long start = System.nanoTime();
         int ran = 0;
-        while (ran < max) {
+        while (ran < max && (ran == 0 || System.nanoTime() - start < nanos)) {
             Runnable task = local.poll();
             if (task == null) {
                 break;
