@@ -1,7 +1,6 @@
 package dev.uringactors.actors.internal.loop;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.BackendChoice;
 import dev.uringactors.actors.RingLoopStats;
@@ -19,13 +18,11 @@ import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.dispatch.DispatcherConfigurator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -52,7 +49,7 @@ public final class Rings implements Extension {
     private final BackendChoice backend;
     private final String instance;
     private final List<RingLoop> loops = new ArrayList<>();
-    private final List<String> loopKeys = new ArrayList<>();
+    private final List<String> executorKeys = new ArrayList<>();
     private final List<String> dispatcherIds = new ArrayList<>();
     private final List<ActorRef<RingSupervisor.Command>> supervisors = new ArrayList<>();
     private final List<ActorRef<SqPollSupervisor.Command>> sqPollSupervisors = new ArrayList<>();
@@ -84,31 +81,20 @@ public final class Rings implements Extension {
                 loops.add(loop);
                 String key = instance + "/" + i;
                 String id = "uring-ring-" + i + "-dispatcher";
-                RingLoopExecutorConfigurator.register(key, loop);
-                loopKeys.add(key);
-                Config config = ConfigFactory.parseMap(Map.of(
-                        "id", id,
-                        "type", "Dispatcher",
-                        "executor", RingLoopExecutorConfigurator.class.getName(),
-                        "throughput", settings.dispatcherThroughput(),
-                        RingLoopExecutorConfigurator.LOOP_KEY, key)).withFallback(defaultDispatcher);
-                classic.dispatchers().registerConfigurator(id,
-                        new DispatcherConfigurator(config, classic.dispatchers().prerequisites()));
+                RingExecutorConfigurator.register(classic, id, key, loop::execute, settings.dispatcherThroughput(),
+                        defaultDispatcher);
+                executorKeys.add(key);
                 dispatcherIds.add(id);
                 RestartBudget budget = new RestartBudget(settings.supervision().maxRestarts(),
                         settings.supervision().within());
                 supervisors.add(system.systemActorOf(RingSupervisor.create(loop, settings.shutdownTimeout(), budget),
                         "uring-ring-" + i + "-supervisor", DispatcherSelector.fromConfig(id)));
             }
-            NearestRingExecutorConfigurator.register(instance, loops, classic.dispatcher());
-            Config nearest = ConfigFactory.parseMap(Map.of(
-                    "id", NEAREST_RING_DISPATCHER,
-                    "type", "Dispatcher",
-                    "executor", NearestRingExecutorConfigurator.class.getName(),
-                    "throughput", settings.dispatcherThroughput(),
-                    NearestRingExecutorConfigurator.RINGS_KEY, instance)).withFallback(defaultDispatcher);
-            classic.dispatchers().registerConfigurator(NEAREST_RING_DISPATCHER,
-                    new DispatcherConfigurator(nearest, classic.dispatchers().prerequisites()));
+            String nearestKey = instance + "/nearest";
+            RingExecutorConfigurator.register(classic, NEAREST_RING_DISPATCHER, nearestKey,
+                    new NearestRingExecutor(loops, classic.dispatcher()), settings.dispatcherThroughput(),
+                    defaultDispatcher);
+            executorKeys.add(nearestKey);
         } catch (RuntimeException e) {
             shutdown(); // a ring that failed to set up (io_uring disabled?) leaves none behind
             loops.forEach(RingLoop::end);
@@ -198,7 +184,7 @@ public final class Rings implements Extension {
 
     /**
      * The id of the dispatcher that runs what is submitted on a ring's thread on that ring, and anything else on
-     * the default dispatcher ({@link NearestRingExecutorConfigurator}); the default dispatcher's under the JDK
+     * the default dispatcher ({@link NearestRingExecutor}); the default dispatcher's under the JDK
      * backend.
      */
     public String nearestRingDispatcherId() {
@@ -232,8 +218,7 @@ public final class Rings implements Extension {
             }
             CompletableFuture<?>[] stops = loops.stream().map(RingLoop::stop).toArray(CompletableFuture[]::new);
             shutdown = CompletableFuture.allOf(stops).thenApply(v -> {
-                loopKeys.forEach(RingLoopExecutorConfigurator::unregister);
-                NearestRingExecutorConfigurator.unregister(instance);
+                executorKeys.forEach(RingExecutorConfigurator::unregister);
                 return Done.getInstance();
             });
         }
