@@ -30,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link UringExtension#materializer()}: a stream materialized on a ring's thread runs there, one materialized
- * elsewhere on the default dispatcher; a stream fed from both kinds of thread still sees every element once; and
- * one that never rests leaves its ring its other work; one still running on a ring at shutdown is ended with the
- * system, whose ring threads end too.
+ * elsewhere on the default dispatcher; a stream fed from both kinds of thread (its actor then runs on either)
+ * still sees every element once; one that never rests leaves its ring its other work; and one still running on a
+ * ring at shutdown is ended with the system, whose ring threads end too.
  */
 @Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
