@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -91,32 +90,15 @@ final class GrpcBench {
             for (int i = 0; i < TRANSPORTS.length; i++) { // the JIT's warm-up, on both sides
                 run.perSecond(i, Math.max(1, warmup));
             }
-            double[][] figures = new double[TRANSPORTS.length][rounds];
-            double[][] cpu = new double[TRANSPORTS.length][rounds]; // the server's CPU time a call, in us
-            for (int r = 0; r < rounds; r++) {
-                for (int i = 0; i < TRANSPORTS.length; i++) {
-                    HttpLoad.awaitQuiet(started);
-                    int server = i;
-                    HttpLoad.Served served = HttpLoad.served(started.get(i), seconds,
-                            () -> run.perSecond(server, seconds));
-                    figures[i][r] = served.perSecond();
-                    cpu[i][r] = served.cpuMicrosPerRequest();
-                }
-                System.out.printf(Locale.ROOT, "round %d: uring %.0f calls/s (%.1f us CPU a call), pekko %.0f calls/s "
-                        + "(%.1f us) (%.2fx)%n", r + 1, figures[0][r], cpu[0][r], figures[1][r], cpu[1][r],
-                        figures[0][r] / figures[1][r]);
-            }
-            double uring = HttpLoad.median(figures[0]);
-            double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "grpc unary %s: uring %.0f calls/s, pekko %.0f calls/s (%.2fx); server CPU "
-                    + "a call %.1f us against %.1f us (%.2fx)%n", h2load != null ? "h2load c16 m32" : "c" + calls,
-                    uring, pekko, uring / pekko, HttpLoad.median(cpu[0]), HttpLoad.median(cpu[1]),
-                    HttpLoad.median(cpu[1]) / HttpLoad.median(cpu[0]));
+            HttpLoad.SideBySide medians = HttpLoad.inTurn(started, rounds, seconds, "calls/s", "call",
+                    server -> run.perSecond(server, seconds));
+            System.out.println("grpc unary " + (h2load != null ? "h2load c16 m32" : "c" + calls) + ": "
+                    + medians.summary("calls/s", "call"));
             FigureRecorder recorder = args.figures((collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary")
                     + (h2load != null ? "-h2load" : ""));
             int x = h2load != null ? 512 : calls;
-            recorder.record("uring-actors", "calls in flight", x, "calls/s", uring);
-            recorder.record("pekko-tcp", "calls in flight", x, "calls/s", pekko);
+            recorder.record("uring-actors", "calls in flight", x, "calls/s", medians.ours());
+            recorder.record("pekko-tcp", "calls in flight", x, "calls/s", medians.pekko());
         } finally {
             for (ManagedChannel channel : channels) {
                 channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);

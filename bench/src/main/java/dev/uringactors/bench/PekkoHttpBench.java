@@ -4,7 +4,6 @@ import dev.uringactors.bench.figures.FigureRecorder;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The pekko-http sample on the rings against the same sample on Pekko's own TCP: the same routes and settings,
@@ -49,31 +48,14 @@ final class PekkoHttpBench {
             for (String url : urls) { // the JIT's warm-up: C2 keeps compiling for 20 s of load and more
                 load(h2c, loadTool, url, warmup);
             }
-            double[][] figures = new double[2][rounds];
-            double[][] cpu = new double[2][rounds]; // the server's CPU time a request, in us
-            for (int r = 0; r < rounds; r++) {
-                for (int i = 0; i < 2; i++) {
-                    HttpLoad.awaitQuiet(started);
-                    String url = urls[i];
-                    HttpLoad.Served served = HttpLoad.served(started.get(i), seconds,
-                            () -> load(h2c, loadTool, url, seconds));
-                    figures[i][r] = served.perSecond();
-                    cpu[i][r] = served.cpuMicrosPerRequest();
-                }
-                System.out.printf(Locale.ROOT, "round %d: uring %.0f req/s (%.1f us CPU a request), pekko %.0f req/s "
-                        + "(%.1f us) (%.2fx)%n", r + 1, figures[0][r], cpu[0][r], figures[1][r], cpu[1][r],
-                        figures[0][r] / figures[1][r]);
-            }
-            double uring = HttpLoad.median(figures[0]);
-            double pekko = HttpLoad.median(figures[1]);
-            System.out.printf(Locale.ROOT, "pekko-http GET / %s: uring %.0f req/s, pekko %.0f req/s (%.2fx); server "
-                    + "CPU a request %.1f us against %.1f us (%.2fx)%n", h2c ? "h2c c16 m32" : "c64", uring, pekko,
-                    uring / pekko, HttpLoad.median(cpu[0]), HttpLoad.median(cpu[1]),
-                    HttpLoad.median(cpu[1]) / HttpLoad.median(cpu[0]));
+            HttpLoad.SideBySide medians = HttpLoad.inTurn(started, rounds, seconds, "req/s", "request",
+                    server -> load(h2c, loadTool, urls[server], seconds));
+            System.out.println("pekko-http GET / " + (h2c ? "h2c c16 m32" : "c64") + ": "
+                    + medians.summary("req/s", "request"));
             FigureRecorder recorder = args.figures((h2c ? "pekko-http-h2c" : "pekko-http")
                     + (backend.equals("jdk") ? "-jdk-backend" : ""));
-            recorder.record("uring-actors", "connections", h2c ? 16 : 64, "requests/s", uring);
-            recorder.record("pekko-tcp", "connections", h2c ? 16 : 64, "requests/s", pekko);
+            recorder.record("uring-actors", "connections", h2c ? 16 : 64, "requests/s", medians.ours());
+            recorder.record("pekko-tcp", "connections", h2c ? 16 : 64, "requests/s", medians.pekko());
         } finally {
             HttpLoad.stopAll(started);
         }
