@@ -29,10 +29,10 @@ public final class TestRings {
         return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    /** {@code stage} fails, within 10 s, with a {@code type}. */
-    public static void assertFailsWith(Class<? extends Throwable> type, CompletionStage<?> stage) {
+    /** {@code stage} fails, within 10 s, with a {@code type}: that failure. */
+    public static <E extends Throwable> E assertFailsWith(Class<E> type, CompletionStage<?> stage) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
-        assertInstanceOf(type, e.getCause(), e.toString());
+        return assertInstanceOf(type, e.getCause(), e.toString());
     }
 
     /** Ring {@code ring}'s counters, within 10 s. */

@@ -20,15 +20,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
+import static dev.uringactors.actors.TestRings.assertFailsWith;
 import static dev.uringactors.actors.TestRings.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The file calls of {@code UringFiles} a ring has not answered are bounded by its admission (max-in-flight plus
@@ -64,13 +61,13 @@ class FileCallBoundsTest {
         for (int i = 0; i < 10_000; i++) {
             CompletableFuture<ByteString> refused = files.read(file, 0, 4).toCompletableFuture();
             assertTrue(refused.isDone(), "call " + i + " past the bound was not refused at once");
-            RingOverloadedException overloaded = overloaded(refused);
+            RingOverloadedException overloaded = assertFailsWith(RingOverloadedException.class, refused);
             assertTrue(overloaded.getMessage().contains("uring.admission.max-in-flight + uring.admission.max-waiting"),
                     overloaded.getMessage());
         }
         CompletableFuture<FileStat> stat = files.stat(dir).toCompletableFuture();
         assertTrue(stat.isDone(), "a call on a path past the bound was not refused at once");
-        overloaded(stat);
+        assertFailsWith(RingOverloadedException.class, stat);
         readersMayReturn.countDown();
         for (CompletionStage<Integer> read : held) {
             assertEquals(4, get(read), "a call within the bound is carried out");
@@ -84,7 +81,7 @@ class FileCallBoundsTest {
         FileHandle file = get(files.open(Files.write(dir.resolve("data"), new byte[] {1, 2, 3, 4}),
                 StandardOpenOption.READ));
         List<CompletionStage<Integer>> held = holdBound(file);
-        overloaded(files.read(file, 0, 4).toCompletableFuture());
+        assertFailsWith(RingOverloadedException.class, files.read(file, 0, 4));
         CompletableFuture<?> close = files.close(file).toCompletableFuture();
         readersMayReturn.countDown();
         get(close);
@@ -109,16 +106,5 @@ class FileCallBoundsTest {
             Thread.currentThread().interrupt();
         }
         return bytes.remaining();
-    }
-
-    private static RingOverloadedException overloaded(CompletableFuture<?> refused) throws InterruptedException {
-        try {
-            refused.get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return assertInstanceOf(RingOverloadedException.class, e.getCause());
-        } catch (TimeoutException e) {
-            fail("a call past the bound was left waiting");
-        }
-        return fail("a call past the bound was carried out");
     }
 }
