@@ -70,6 +70,9 @@ final class LibC {
 
     static native int getpeername(int fd, long addr, long length);
 
+    /** sched_setscheduler(2); {@code param} is a struct sched_param, one int: the priority. */
+    static native int sched_setscheduler(int pid, int policy, int[] param);
+
     static native int prctl(int option, long arg2, long arg3, long arg4, long arg5);
 
     /** errno of the last failed call on this thread, negated the way the kernel reports it in a CQE. */
