@@ -1,5 +1,6 @@
 package dev.uringactors.bench;
 
+import dev.uringactors.actors.BatchScheduledWorkerThreads;
 import dev.uringactors.bench.figures.FigureRecorder;
 import dev.uringactors.bench.grpc.BenchEchoGrpc;
 import io.grpc.Grpc;
@@ -24,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * answer). With {@code --collect-strict} both servers collect
  * a request entity that arrives whole within that many bytes before the handler sees it (Pekko HTTP's
  * {@code min-collect-strict-entity-size}), so that it reaches pekko-grpc whole instead of through a substream of
- * the connection (pekko-grpc's Java handler reads even a whole one through a stream of its own).
+ * the connection (pekko-grpc's Java handler reads even a whole one through a stream of its own). With
+ * {@code --common-pool batch} both servers' common pools take their threads from {@code BatchScheduledWorkerThreads}
+ * (SCHED_BATCH: a worker woken on the server's one CPU does not take it from the thread that woke it).
  */
 final class GrpcBench {
     private static final String[] TRANSPORTS = {"uring", "pekko"};
@@ -34,6 +37,9 @@ final class GrpcBench {
      * task; that cost is the same on both transports and larger than either, so both servers get a common pool.
      */
     private static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
+
+    private static final String BATCH_POOL_THREADS = "-Djava.util.concurrent.ForkJoinPool.common.threadFactory="
+            + BatchScheduledWorkerThreads.class.getName();
 
     private GrpcBench() {
     }
@@ -51,6 +57,11 @@ final class GrpcBench {
         int warmup = args.intValue("warmup", 20);
         int collectStrict = args.intValue("collect-strict", 0);
         String client = args.string("client", "grpc-java");
+        boolean batchPool = switch (args.string("common-pool", "default")) {
+            case "default" -> false;
+            case "batch" -> true;
+            default -> throw new IllegalArgumentException("--common-pool is default or batch");
+        };
         if (!client.equals("grpc-java") && !client.equals("h2load")) {
             throw new IllegalArgumentException("--client " + client + ": grpc-java or h2load");
         }
@@ -67,9 +78,13 @@ final class GrpcBench {
         Path body = Files.write(Files.createTempFile("grpc-call", ".bin"), UnaryCallLoop.frame(bytes));
         try {
             for (String transport : TRANSPORTS) {
-                Process server = HttpLoad.start(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
-                        "-Dpekko.http.server.http2.min-collect-strict-entity-size=" + collectStrict, "-cp", jar,
-                        Main.class.getName(), "grpc-server", "--transport", transport));
+                List<String> command = new ArrayList<>(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
+                        "-Dpekko.http.server.http2.min-collect-strict-entity-size=" + collectStrict));
+                if (batchPool) {
+                    command.add(BATCH_POOL_THREADS);
+                }
+                command.addAll(List.of("-cp", jar, Main.class.getName(), "grpc-server", "--transport", transport));
+                Process server = HttpLoad.start(command);
                 started.add(server);
                 ports.add(HttpLoad.listeningPort(server));
                 channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", ports.get(ports.size() - 1),
@@ -81,8 +96,9 @@ final class GrpcBench {
                 urls[i] = "http://127.0.0.1:" + ports.get(i) + "/" + BenchEchoGrpc.getEchoMethod().getFullMethodName();
             }
             String inFlight = h2load != null ? "512 (h2load -c16 -m32)" : String.valueOf(calls);
-            System.out.printf("grpc unary, %s calls in flight, %d-byte payloads, min-collect-strict-entity-size %d;"
-                    + " %d rounds of %d s%n", inFlight, bytes, collectStrict, rounds, seconds);
+            System.out.printf("grpc unary, %s calls in flight, %d-byte payloads, min-collect-strict-entity-size %d,"
+                    + " common pool %s; %d rounds of %d s%n", inFlight, bytes, collectStrict,
+                    batchPool ? "batch" : "default", rounds, seconds);
             Calls run = (i, secs) -> h2load != null
                     ? HttpLoad.h2load(h2load, urls[i], secs, List.of("-d", body.toString(), "-H",
                             "content-type: application/grpc", "-H", "te: trailers"))
@@ -95,7 +111,7 @@ final class GrpcBench {
             System.out.println("grpc unary " + (h2load != null ? "h2load c16 m32" : "c" + calls) + ": "
                     + medians.summary("calls/s", "call"));
             FigureRecorder recorder = args.figures((collectStrict > 0 ? "grpc-unary-collect-strict" : "grpc-unary")
-                    + (h2load != null ? "-h2load" : ""));
+                    + (batchPool ? "-batch-pool" : "") + (h2load != null ? "-h2load" : ""));
             int x = h2load != null ? 512 : calls;
             recorder.record("uring-actors", "calls in flight", x, "calls/s", medians.ours());
             recorder.record("pekko-tcp", "calls in flight", x, "calls/s", medians.pekko());

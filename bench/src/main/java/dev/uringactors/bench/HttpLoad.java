@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -159,24 +161,31 @@ final class HttpLoad {
 
     /**
      * {@code rounds} rounds in which the two {@code servers} (the rings', then Pekko's) are each loaded for
-     * {@code seconds} by {@code run}, once both are quiet ({@link #awaitQuiet}), with each server's CPU timed over
-     * its run; prints each round ({@code unit} such as "req/s", {@code per} such as "request") and gives the medians.
+     * {@code seconds} by {@code run}, once both are quiet ({@link #awaitQuiet}), with each server's CPU time and
+     * its threads' context switches counted over its run (a request handed from thread to thread shows there);
+     * prints each round ({@code unit} such as "req/s", {@code per} such as "request") and gives the medians.
      */
     static SideBySide inTurn(List<Process> servers, int rounds, int seconds, String unit, String per, ServerRun run)
             throws Exception {
         double[][] figures = new double[2][rounds];
         double[][] cpuMicros = new double[2][rounds]; // the server's CPU time a request
+        double[][] switches = new double[2][rounds]; // the server's threads' context switches a request
         for (int r = 0; r < rounds; r++) {
             for (int i = 0; i < 2; i++) {
                 awaitQuiet(servers);
+                long pid = servers.get(i).pid();
                 long before = cpuTicks(List.of(servers.get(i)))[0];
+                long switchesBefore = contextSwitches(pid);
                 figures[i][r] = run.perSecond(i);
                 long ticks = cpuTicks(List.of(servers.get(i)))[0] - before;
-                cpuMicros[i][r] = ticks * 10_000.0 / (figures[i][r] * seconds); // a tick is 10 ms (USER_HZ)
+                double requests = figures[i][r] * seconds;
+                cpuMicros[i][r] = ticks * 10_000.0 / requests; // a tick is 10 ms (USER_HZ)
+                switches[i][r] = (contextSwitches(pid) - switchesBefore) / requests;
             }
-            System.out.printf(Locale.ROOT, "round %d: uring %.0f %s (%.1f us CPU a %s), pekko %.0f %s (%.1f us) "
-                    + "(%.2fx)%n", r + 1, figures[0][r], unit, cpuMicros[0][r], per, figures[1][r], unit,
-                    cpuMicros[1][r], figures[0][r] / figures[1][r]);
+            System.out.printf(Locale.ROOT, "round %d: uring %.0f %s (%.1f us CPU, %.2f context switches a %s), "
+                    + "pekko %.0f %s (%.1f us, %.2f) (%.2fx)%n", r + 1, figures[0][r], unit, cpuMicros[0][r],
+                    switches[0][r], per, figures[1][r], unit, cpuMicros[1][r], switches[1][r],
+                    figures[0][r] / figures[1][r]);
         }
         return new SideBySide(median(figures[0]), median(figures[1]), median(cpuMicros[0]), median(cpuMicros[1]));
     }
@@ -190,6 +199,28 @@ final class HttpLoad {
             ticks[i] = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime (14th), stime (15th)
         }
         return ticks;
+    }
+
+    /**
+     * The context switches of process {@code pid}'s threads so far, voluntary (a thread that parked or waited)
+     * and not (one preempted): {@code /proc/<pid>/task/<tid>/status}. A thread that ended takes its own with it.
+     */
+    private static long contextSwitches(long pid) throws IOException {
+        long switches = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", String.valueOf(pid), "task"))) {
+            for (Path task : tasks) {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.contains("ctxt_switches:")) { // voluntary_ and nonvoluntary_
+                            switches += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (FileSystemException e) {
+                    // ENOENT or ESRCH: the thread ended while we read it, and took its switches with it
+                }
+            }
+        }
+        return switches;
     }
 
     /** Stops what was started (SIGTERM, then SIGKILL after 10 s). */
