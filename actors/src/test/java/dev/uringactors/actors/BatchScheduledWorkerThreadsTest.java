@@ -1,5 +1,7 @@
 package dev.uringactors.actors;
 
+import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.SeccompFilter;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -7,17 +9,24 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * The worker threads {@link BatchScheduledWorkerThreads} makes run under SCHED_BATCH, as the kernel reports them
  * ({@code /proc/thread-self/stat}), in a pool of one's own and as the JDK's common pool when named by its system
- * property, in a JVM of its own; the thread that makes a pool keeps its policy.
+ * property, in a JVM of its own; the thread that makes a pool keeps its policy. Where the kernel refuses the
+ * policy, the workers run as usual and the log says so once.
  */
 class BatchScheduledWorkerThreadsTest {
     private static final int SCHED_OTHER = 0;
@@ -38,15 +47,34 @@ class BatchScheduledWorkerThreadsTest {
 
     @Test
     void namedByThePropertyItMakesTheCommonPoolsWorkers() throws Exception {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-D" + PROPERTY + "=" + BatchScheduledWorkerThreads.class.getName(),
+        String output = runCommonPool(false);
+        assertTrue(output.contains("common pool policies " + SCHED_BATCH + " " + SCHED_BATCH), output);
+        assertFalse(output.contains("refused"), output);
+    }
+
+    @Test
+    void whereTheKernelRefusesThePolicyTheWorkersRunAsUsualAndTheLogSaysSoOnce() throws Exception {
+        String output = runCommonPool(true);
+        assumeFalse(output.contains("no seccomp filter: "), output);
+        assertTrue(output.contains("common pool policies " + SCHED_OTHER + " " + SCHED_OTHER), output);
+        assertEquals(1, output.split("SCHED_BATCH refused", -1).length - 1, output);
+        assertTrue(output.contains("(errno " + Errno.EPERM + ")"), output);
+    }
+
+    /** A JVM of its own whose common pool takes its threads from the factory: its output. */
+    private static String runCommonPool(boolean refused) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-D" + PROPERTY + "=" + BatchScheduledWorkerThreads.class.getName(),
                 "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
-                "-cp", System.getProperty("java.class.path"), CommonPoolPolicy.class.getName())
-                .redirectErrorStream(true).start();
+                "-cp", System.getProperty("java.class.path"), CommonPoolPolicy.class.getName()));
+        if (refused) {
+            command.add("refused");
+        }
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), output);
         assertEquals(0, child.exitValue(), output);
-        assertTrue(output.contains("common pool policy " + SCHED_BATCH), output);
+        return output;
     }
 
     /** The calling thread's scheduling policy: field 41 of its stat line. */
@@ -60,12 +88,39 @@ class BatchScheduledWorkerThreadsTest {
         }
     }
 
-    /** Prints the policy of the common pool's worker that runs an async task. */
+    /**
+     * Prints the policies of two common-pool workers, each running one of two tasks that wait for each other; with
+     * the argument {@code refused}, first refuses sched_setscheduler(2) to every thread with EPERM (a seccomp
+     * filter, as a container's profile would), or says why it could not.
+     */
     static final class CommonPoolPolicy {
+        /** x86_64's number of sched_setscheduler(2). */
+        private static final int SCHED_SETSCHEDULER = 144;
+
         public static void main(String[] args) throws Exception {
-            int policy = CompletableFuture.supplyAsync(BatchScheduledWorkerThreadsTest::policy)
-                    .get(10, TimeUnit.SECONDS);
-            System.out.println("common pool policy " + policy);
+            if (args.length > 0) {
+                String whyNot = SeccompFilter.refuseInThisProcess(Errno.EPERM, SCHED_SETSCHEDULER);
+                if (whyNot != null) {
+                    System.out.println("no seccomp filter: " + whyNot);
+                    return;
+                }
+            }
+            CountDownLatch both = new CountDownLatch(2);
+            Supplier<Integer> policyWithTheOther = () -> {
+                both.countDown();
+                try {
+                    if (!both.await(10, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the second worker did not start");
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return policy();
+            };
+            CompletableFuture<Integer> first = CompletableFuture.supplyAsync(policyWithTheOther);
+            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(policyWithTheOther);
+            System.out.println("common pool policies " + first.get(20, TimeUnit.SECONDS) + " "
+                    + second.get(20, TimeUnit.SECONDS));
         }
     }
 }
