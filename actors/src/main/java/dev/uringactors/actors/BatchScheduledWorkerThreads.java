@@ -33,6 +33,8 @@ public final class BatchScheduledWorkerThreads implements ForkJoinPool.ForkJoinW
     private static final class Worker extends ForkJoinWorkerThread {
         Worker(ForkJoinPool pool) {
             super(pool);
+            // As the common pool's own workers: not the loader of whichever thread happened to start this one.
+            setContextClassLoader(ClassLoader.getSystemClassLoader());
         }
 
         @Override

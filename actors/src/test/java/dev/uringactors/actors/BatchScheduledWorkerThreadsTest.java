@@ -34,12 +34,18 @@ class BatchScheduledWorkerThreadsTest {
     private static final String PROPERTY = "java.util.concurrent.ForkJoinPool.common.threadFactory";
 
     @Test
-    void aPoolsWorkersRunUnderBatchAndTheCallerKeepsItsPolicy() throws Exception {
+    void aPoolsWorkersRunUnderBatchWithTheSystemLoaderAndTheCallerKeepsItsPolicy() throws Exception {
         ForkJoinPool pool = new ForkJoinPool(2, new BatchScheduledWorkerThreads(), null, false);
+        ClassLoader callers = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(new ClassLoader(callers) { });
         try {
             assertEquals(SCHED_BATCH, pool.submit(BatchScheduledWorkerThreadsTest::policy).get(10, TimeUnit.SECONDS));
+            ClassLoader workers = pool.submit(() -> Thread.currentThread().getContextClassLoader())
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(ClassLoader.getSystemClassLoader(), workers, "not the loader of the thread that started it");
             assertEquals(SCHED_OTHER, policy(), "the policy of the thread that made the pool changed");
         } finally {
+            Thread.currentThread().setContextClassLoader(callers);
             pool.shutdown();
             assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
         }
