@@ -1,6 +1,7 @@
 package dev.uringactors.actors;
 
 import dev.uringactors.ring.BatchScheduling;
+import dev.uringactors.ring.Errno;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,10 +41,10 @@ public final class BatchScheduledWorkerThreads implements ForkJoinPool.ForkJoinW
         @Override
         protected void onStart() {
             super.onStart();
-            int errno = BatchScheduling.setForCurrentThread();
-            if (errno != 0 && refusalSaid.compareAndSet(false, true)) {
-                log.warn("SCHED_BATCH refused for {} (errno {}): its workers run under the default policy (said once)",
-                        getName(), errno);
+            int res = BatchScheduling.setForCurrentThread();
+            if (res != 0 && refusalSaid.compareAndSet(false, true)) {
+                log.warn("SCHED_BATCH refused for {} ({}): its workers run under the default policy (said once)",
+                        getName(), Errno.name(res));
             }
         }
     }

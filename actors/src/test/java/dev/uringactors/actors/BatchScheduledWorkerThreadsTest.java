@@ -64,7 +64,7 @@ class BatchScheduledWorkerThreadsTest {
         assumeFalse(output.contains("no seccomp filter: "), output);
         assertTrue(output.contains("common pool policies " + SCHED_OTHER + " " + SCHED_OTHER), output);
         assertEquals(1, output.split("SCHED_BATCH refused", -1).length - 1, output);
-        assertTrue(output.contains("(errno " + Errno.EPERM + ")"), output);
+        assertTrue(output.contains("(EPERM)"), output);
     }
 
     /** A JVM of its own whose common pool takes its threads from the factory: its output. */

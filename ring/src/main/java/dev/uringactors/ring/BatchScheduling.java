@@ -1,7 +1,5 @@
 package dev.uringactors.ring;
 
-import com.sun.jna.Native;
-
 /**
  * The calling thread's scheduling policy set to SCHED_BATCH: scheduled as a normal thread of its nice value, but
  * a wake-up of it never preempts the thread running on its CPU; it runs when that thread's time slice ends or that
@@ -15,8 +13,8 @@ public final class BatchScheduling {
     private BatchScheduling() {
     }
 
-    /** Sets the calling thread's policy; returns the errno where the kernel refused (a seccomp filter), else 0. */
+    /** Sets the calling thread's policy; returns 0, or -errno where the kernel refused (a seccomp filter). */
     public static int setForCurrentThread() {
-        return LibC.sched_setscheduler(0, SCHED_BATCH, new int[] {0}) == 0 ? 0 : Native.getLastError();
+        return LibC.sched_setscheduler(0, SCHED_BATCH, new int[] {0}) == 0 ? 0 : LibC.negErrno();
     }
 }
