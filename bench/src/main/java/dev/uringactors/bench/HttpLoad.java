@@ -128,12 +128,16 @@ final class HttpLoad {
      */
     static void awaitQuiet(List<Process> servers) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(QUIET_WAIT_SECONDS);
-        long[] before = cpuTicks(servers);
+        long[] before = new long[servers.size()];
+        for (int i = 0; i < before.length; i++) {
+            before[i] = cpuTicks(servers.get(i).pid());
+        }
         while (System.nanoTime() < deadline) {
             Thread.sleep(1000);
-            long[] now = cpuTicks(servers);
+            long[] now = new long[before.length];
             boolean quiet = true;
             for (int i = 0; i < now.length; i++) {
+                now[i] = cpuTicks(servers.get(i).pid());
                 quiet &= now[i] - before[i] <= 3; // clock ticks of 10 ms: 3% of a CPU in a second
             }
             if (quiet) {
@@ -151,7 +155,9 @@ final class HttpLoad {
 
     /** The medians of {@link #inTurn}: requests a second and the server's CPU time a request, for each server. */
     record SideBySide(double ours, double pekko, double oursCpuMicros, double pekkoCpuMicros) {
-        /** e.g. "uring 68349 req/s, pekko 34150 req/s (2.00x); server CPU a request 13.8 us against 28.9 us (2.09x)". */
+        /**
+         * e.g. "uring 68349 req/s, pekko 34150 req/s (2.00x); server CPU a request 13.8 us against 28.9 us (2.09x)".
+         */
         String summary(String unit, String per) {
             return String.format(Locale.ROOT, "uring %.0f %s, pekko %.0f %s (%.2fx); server CPU a %s %.1f us against "
                     + "%.1f us (%.2fx)", ours, unit, pekko, unit, ours / pekko, per, oursCpuMicros, pekkoCpuMicros,
@@ -174,10 +180,10 @@ final class HttpLoad {
             for (int i = 0; i < 2; i++) {
                 awaitQuiet(servers);
                 long pid = servers.get(i).pid();
-                long before = cpuTicks(List.of(servers.get(i)))[0];
+                long ticksBefore = cpuTicks(pid);
                 long switchesBefore = contextSwitches(pid);
                 figures[i][r] = run.perSecond(i);
-                long ticks = cpuTicks(List.of(servers.get(i)))[0] - before;
+                long ticks = cpuTicks(pid) - ticksBefore;
                 double requests = figures[i][r] * seconds;
                 cpuMicros[i][r] = ticks * 10_000.0 / requests; // a tick is 10 ms (USER_HZ)
                 switches[i][r] = (contextSwitches(pid) - switchesBefore) / requests;
@@ -190,15 +196,11 @@ final class HttpLoad {
         return new SideBySide(median(figures[0]), median(figures[1]), median(cpuMicros[0]), median(cpuMicros[1]));
     }
 
-    /** Each process's user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */
-    private static long[] cpuTicks(List<Process> processes) throws IOException {
-        long[] ticks = new long[processes.size()];
-        for (int i = 0; i < ticks.length; i++) {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(processes.get(i).pid()), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from the 3rd on
-            ticks[i] = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime (14th), stime (15th)
-        }
-        return ticks;
+    /** Process {@code pid}'s user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from the 3rd on
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime (14th), stime (15th)
     }
 
     /**
