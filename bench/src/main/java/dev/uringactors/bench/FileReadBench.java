@@ -376,8 +376,8 @@ final class FileReadBench {
     /**
      * {@code qd} chains of reads, each read a {@code CompletableFuture} of its bytes (copied out of the thread's
      * buffer) run on a pool of {@code qd} threads, each completion starting the next read: the plain way to make
-     * the pool asynchronous, and what {@code UringFiles.read} on the JDK backend does more cleverly (it runs a
-     * chain's next read in place instead of queueing it).
+     * the pool asynchronous, and what {@code UringFiles.read} on the JDK backend does too, but with a chain's next
+     * read run in place instead of queued.
      */
     private static Throughput channelPoolFutures(Path file, boolean direct, int qd, int seconds, long blocks)
             throws Exception {

@@ -12,8 +12,9 @@ import java.util.List;
  * started with {@code pekko.http.server.enable-http2 = on}. They run side by side and are measured alternately,
  * after each JVM has been warmed up ({@code --warmup} seconds of load, 20 by default; Pekko's transport still
  * gains after 40) and before each run both are quiet (no JIT still compiling). Each round says the server's CPU
- * time a request too, which the load tool's own limit does not bound. The last line gives the medians. With {@code --backend jdk} the uring side
- * runs on the JDK backend (the fallback where io_uring is refused), which should cost nothing over Pekko's own.
+ * time and context switches a request too, which the load tool's own limit does not bound. The last line gives
+ * the medians. With {@code --backend jdk} the uring side runs on the JDK backend (the fallback where io_uring is
+ * refused), which should cost nothing over Pekko's own.
  */
 final class PekkoHttpBench {
     private PekkoHttpBench() {
