@@ -153,17 +153,18 @@ public record UringSettings(
     }
 
     /**
-     * {@code uring.tcp}; {@code zeroCopyThreshold} and {@code spliceThreshold} are -1 for off, {@code idleTimeout}
-     * null for infinite.
+     * {@code uring.tcp}; {@code zeroCopyThreshold}, {@code spliceThreshold} and {@code readAhead} are -1 for off,
+     * {@code idleTimeout} null for infinite.
      */
     public record Tcp(ListenerMode listener, AcceptMode accept, int backlog, boolean noDelay, int recvBuffers,
                       int recvBufferSize, int maxWriteQueue, int zeroCopyThreshold, Duration idleTimeout,
                       Duration acceptBackoff, Duration registerTimeout, int fileChunk, int writeChunk,
-                      int spliceThreshold) {
+                      int spliceThreshold, int readAhead) {
         /** These settings with another idle timeout (null: infinite), for one listener. */
         public Tcp withIdleTimeout(Duration timeout) {
             return new Tcp(listener, accept, backlog, noDelay, recvBuffers, recvBufferSize, maxWriteQueue,
-                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, writeChunk, spliceThreshold);
+                    zeroCopyThreshold, timeout, acceptBackoff, registerTimeout, fileChunk, writeChunk, spliceThreshold,
+                    readAhead);
         }
 
         /** A bind's backlog: {@code requested} when it asks for one (above 0), else {@code uring.tcp.backlog}. */
@@ -249,7 +250,8 @@ public record UringSettings(
                         r.duration("tcp.register-timeout", Duration.ofMillis(1), Duration.ofDays(1)),
                         r.bytes("tcp.file-chunk", 4096, 64 << 20),
                         r.bytes("tcp.write-chunk", 512, 1 << 30),
-                        r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20)),
+                        r.bytesOrOff("tcp.splice-threshold", 1, 64 << 20),
+                        r.bytesOrOff("tcp.read-ahead", 1024, 1 << 30)),
                 r.bool("jmx"));
     }
 

@@ -56,7 +56,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
                 UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100), Duration.ofSeconds(5), 128 * 1024, 128 * 1024,
-                64 * 1024), s.tcp());
+                64 * 1024, 128 * 1024), s.tcp());
     }
 
     @Test
@@ -79,7 +79,8 @@ class UringSettingsTest {
                   jmx = on
                   tcp { listener = reuse-port, accept = single, backlog = 64, no-delay = off, recv-buffers = 64, recv-buffer-size = 4 KiB
                         max-write-queue = 64 KiB, zero-copy-threshold = 32 KiB, idle-timeout = 30s
-                        accept-backoff = 1s, file-chunk = 64 KiB, write-chunk = 32 KiB, splice-threshold = off }
+                        accept-backoff = 1s, file-chunk = 64 KiB, write-chunk = 32 KiB, splice-threshold = off
+                        read-ahead = 32 KiB }
                 }""");
         assertEquals(3, s.rings());
         assertEquals(64, s.sqEntries());
@@ -105,7 +106,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.REUSE_PORT,
                 UringSettings.AcceptMode.SINGLE, 64, false, 64, 4096, 65536, 32768,
                 Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5), 65536, 32768,
-                -1), s.tcp());
+                -1, 32768), s.tcp());
         assertInstanceOf(HybridPollWait.class, s.newWaitStrategy());
     }
 
@@ -164,6 +165,7 @@ class UringSettingsTest {
             tcp.file-chunk            | 1 KiB          | a size from 4096 to 67108864 bytes
             tcp.write-chunk           | 100            | a size from 512 to 1073741824 bytes
             tcp.splice-threshold      | always         | off or a size such as 64 KiB
+            tcp.read-ahead            | 100            | off or a size from 1024 to 1073741824 bytes
             jmx                       | sometimes      | on or off
             tcp.accept-backoff        | 0s             | a duration from 1ms to 1m, got 0s
             tcp.register-timeout      | 0s             | a duration from 1ms to 24h, got 0s

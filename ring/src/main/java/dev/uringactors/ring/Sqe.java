@@ -206,8 +206,17 @@ public final class Sqe {
      * {@code group} (its id in the CQE flags), F_MORE while armed; it ends with -ENOBUFS when the group is empty.
      */
     public Sqe prepRecvMultishot(int fd, int group, int flags) {
+        return prepRecvMultishot(fd, group, flags, 0);
+    }
+
+    /**
+     * As {@link #prepRecvMultishot(int, int, int)}, ending (a final CQE with data) once it has received
+     * {@code limit} bytes, 0 for no limit. The limit is {@code sqe->optlen}, which Linux 6.17 reads; earlier
+     * kernels refuse a recv that sets it with EINVAL (the field is their {@code file_index}, which must be 0).
+     */
+    public Sqe prepRecvMultishot(int fd, int group, int flags, int limit) {
         return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).ioprio(OpFlags.RECV_MULTISHOT)
-                .flags(SqeFlags.BUFFER_SELECT).bufGroup(group);
+                .flags(SqeFlags.BUFFER_SELECT).bufGroup(group).fileIndex(limit);
     }
 
     /** send(2) of {@code len} bytes at {@code buf}; pass {@link OpFlags#MSG_NOSIGNAL}. */

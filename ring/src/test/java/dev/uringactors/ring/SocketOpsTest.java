@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -166,6 +168,47 @@ class SocketOpsTest {
                     .toString());
             ring.nextSqe().prepClose(server).userData(5);
             r.awaitMore(ring, 1);
+        }
+    }
+
+    @Test
+    void multishotRecvWithALimitEndsOnceItHasReceivedThatMuchAndLeavesTheRestInTheSocket() throws Exception {
+        byte[] sent = new byte[48 << 10];
+        new Random(5).nextBytes(sent);
+        try (Socket client = new Socket(bound.getAddress(), bound.getPort());
+             BufferRing buffers = BufferRing.register(ring, 5, 8, 16 << 10, false)) {
+            int server = acceptOne();
+            client.getOutputStream().write(sent); // fits the socket's buffers: all there before the recv
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            Reaped r = new Reaped();
+            ring.nextSqe().prepRecvMultishot(server, 5, 0, 20_000).userData(2);
+            while (r.cqes.isEmpty() || !CqeFlags.isFinal(r.cqes.get(r.cqes.size() - 1).flags())) {
+                r.awaitMore(ring, 1);
+            }
+            assumeTrue(r.cqes.get(0).res() != -Errno.EINVAL,
+                    "a multishot recv's limit needs Linux 6.17, this is " + Probe.kernelRelease());
+            for (Reaped.Cqe c : r.cqes) {
+                assertTrue(c.res() > 0, "data until the limit: " + r.cqes);
+                received.write(buffers.take(c.flags(), c.res()));
+            }
+            // A receive takes a whole buffer: it ends at the first that reaches the limit.
+            assertTrue(received.size() >= 20_000 && received.size() < 20_000 + (16 << 10),
+                    "ends at its limit, with data: " + r.cqes);
+
+            ring.nextSqe().prepRecvMultishot(server, 5, 0).userData(3);
+            int seen = r.cqes.size();
+            while (received.size() < sent.length) {
+                r.awaitMore(ring, 1);
+                for (Reaped.Cqe c : r.cqes.subList(seen, r.cqes.size())) {
+                    assertTrue(c.userData() == 3 && c.res() > 0, r.cqes.toString());
+                    received.write(buffers.take(c.flags(), c.res()));
+                }
+                seen = r.cqes.size();
+            }
+            assertArrayEquals(sent, received.toByteArray(), "the rest was left in the socket, in order");
+            ring.nextSqe().prepCancel(3, 0).userData(4);
+            r.awaitMore(ring, 2);
+            Sockets.close(server);
         }
     }
 

@@ -416,7 +416,9 @@ public final class TcpConnection {
     private void readIfWanted() {
         if (reading == Reading.IDLE && wantsReading()) {
             Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
-            recv = new TcpOps.MultishotRecv(fd, TcpRing.of(loop).recvBuffers(), handler(), ctx.getSelf(), onData);
+            TcpRing tcpRing = TcpRing.of(loop);
+            recv = new TcpOps.MultishotRecv(fd, tcpRing.recvBuffers(), tcpRing.recvLimit(), handler(), ctx.getSelf(),
+                    onData);
             loop.issuer().issue(recv);
             reading = Reading.ARMED;
         }
@@ -435,13 +437,18 @@ public final class TcpConnection {
 
     private Behavior<ConnectionCommand> recvEnded(int res) {
         boolean cancelledHere = reading == Reading.CANCELLING;
+        boolean limitRefused = res == -Errno.EINVAL && recv != null && recv.limit() > 0;
         reading = Reading.IDLE;
         recv = null;
         if (res == -Errno.ENOBUFS) {
             TcpRing.of(loop).counters().recvBufferShortage();
         }
-        if (res > 0 || res == -Errno.ENOBUFS || (res == -Errno.ECANCELED && cancelledHere)) {
-            // Stopped with data left to read, for lack of buffers, or cancelled by us: go on if wanted.
+        if (limitRefused) {
+            TcpRing.of(loop).recvLimitRefused(ctx.getLog());
+        }
+        if (res > 0 || res == -Errno.ENOBUFS || (res == -Errno.ECANCELED && cancelledHere) || limitRefused) {
+            // Stopped at its limit or with data left to read, for lack of buffers, cancelled by us, or refused
+            // its limit by the kernel: go on if wanted.
             readIfWanted();
             return Behaviors.same();
         }

@@ -106,7 +106,8 @@ final class TcpOps {
 
     /**
      * Multishot recv from the ring's provided buffers: each chunk is copied into a {@code ByteString} for the
-     * handler, and the buffer goes back to the kernel as soon as the kernel is done with it.
+     * handler, and the buffer goes back to the kernel as soon as the kernel is done with it. With a limit, it ends
+     * once it has received that many bytes, to be armed again if reading is still wanted.
      */
     static final class MultishotRecv extends RingOp {
         private final int fd;
@@ -114,11 +115,13 @@ final class TcpOps {
         private final ActorRef<TcpProtocol.Event> handler;
         private final ActorRef<TcpProtocol.ConnectionCommand> connection;
         private final Runnable onData;
+        private final int limit;
 
-        MultishotRecv(int fd, BufferRing buffers, ActorRef<TcpProtocol.Event> handler,
+        MultishotRecv(int fd, BufferRing buffers, int limit, ActorRef<TcpProtocol.Event> handler,
                       ActorRef<TcpProtocol.ConnectionCommand> connection, Runnable onData) {
             this.fd = fd;
             this.buffers = buffers;
+            this.limit = limit;
             this.handler = handler;
             this.connection = connection;
             this.onData = onData;
@@ -131,7 +134,12 @@ final class TcpOps {
 
         @Override
         protected void prepare(Sqe sqe) {
-            sqe.prepRecvMultishot(fd, buffers.group(), 0);
+            sqe.prepRecvMultishot(fd, buffers.group(), 0, limit);
+        }
+
+        /** The bytes after which it ends, 0 for none. */
+        int limit() {
+            return limit;
         }
 
         @Override

@@ -5,10 +5,13 @@ import dev.uringactors.actors.internal.issue.RingResource;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.BufferRing;
+import dev.uringactors.ring.Probe;
+import org.slf4j.Logger;
 
 /**
- * What TCP keeps per ring, made when a ring first carries a socket: its counters, and the provided buffers that
- * the multishot receives of its connections share, registered with each generation of the ring on first use.
+ * What TCP keeps per ring, made when a ring first carries a socket: its counters, the provided buffers that the
+ * multishot receives of its connections share, registered with each generation of the ring on first use, and the
+ * limit of those receives.
  * Used only on the ring's thread.
  */
 final class TcpRing implements RingResource {
@@ -17,6 +20,8 @@ final class TcpRing implements RingResource {
     private final TcpCounters counters = new TcpCounters();
     private final int recvBufferCount;
     private final int recvBufferSize;
+    /** The bytes one arming of a receive takes ({@code uring.tcp.read-ahead}), 0 for no limit. */
+    private int recvLimit;
     /** The generation open now, or null once the ring is closed. */
     private RingGeneration generation;
     /** The generation's provided buffers, or null until a receive needs them. */
@@ -26,6 +31,7 @@ final class TcpRing implements RingResource {
         UringSettings.Tcp tcp = loop.settings().tcp();
         this.recvBufferCount = tcp.recvBuffers();
         this.recvBufferSize = tcp.recvBufferSize();
+        this.recvLimit = Math.max(tcp.readAhead(), 0);
         loop.issuer().attach(this);
         loop.reportTcp(counters::snapshot);
     }
@@ -37,6 +43,24 @@ final class TcpRing implements RingResource {
 
     TcpCounters counters() {
         return counters;
+    }
+
+    /** The bytes after which a connection's receive ends, to be armed again if reading is still wanted; 0: none. */
+    int recvLimit() {
+        return recvLimit;
+    }
+
+    /**
+     * The kernel refused a receive's limit (EINVAL: before Linux 6.17 its field is one that must be 0): this
+     * ring's receives go on without one, said once.
+     */
+    void recvLimitRefused(Logger log) {
+        if (recvLimit > 0) {
+            recvLimit = 0;
+            log.warn("this kernel (Linux {}) takes no limit on a multishot receive (6.17 does): uring.tcp.read-ahead "
+                    + "does not apply on this ring, and a connection whose handler suspends reading may read up to "
+                    + "its socket's buffer ahead of it", Probe.kernelRelease());
+        }
     }
 
     /** The provided buffers of the ring's generation open now, registered on first use. */
