@@ -30,8 +30,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +83,7 @@ class ReadAheadTest {
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             received.write(events.expectMessageClass(Received.class).data().toArray());
             int first = received.size();
-            for (Event e : untilQuiet(events, Duration.ofSeconds(1))) {
+            for (Event e : TcpProtocolTest.eventsUntilQuiet(events, Duration.ofSeconds(1))) {
                 received.write(((Received) e).data().toArray());
             }
             // The receive under way when the suspension came, and one armed again before it reached the connection
@@ -101,18 +99,6 @@ class ReadAheadTest {
             events.expectMessageClass(PeerClosed.class);
             assertArrayEquals(payload, received.toByteArray(), "every byte, in order");
             sent.get(10, TimeUnit.SECONDS);
-        }
-    }
-
-    /** What {@code probe} gets until {@code quiet} passes with nothing more. */
-    private static List<Event> untilQuiet(TestProbe<Event> probe, Duration quiet) {
-        List<Event> events = new ArrayList<>();
-        while (true) {
-            try {
-                events.add(probe.receiveMessage(quiet));
-            } catch (AssertionError nothingWithinQuiet) {
-                return events;
-            }
         }
     }
 

@@ -505,7 +505,7 @@ class TcpProtocolTest {
     }
 
     /** The events {@code probe} gets until none comes for {@code quiet}. */
-    private static List<Event> eventsUntilQuiet(TestProbe<Event> probe, Duration quiet) {
+    static List<Event> eventsUntilQuiet(TestProbe<Event> probe, Duration quiet) {
         List<Event> events = new ArrayList<>();
         while (true) {
             try {
