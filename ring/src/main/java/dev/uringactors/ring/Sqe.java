@@ -210,9 +210,10 @@ public final class Sqe {
     }
 
     /**
-     * As {@link #prepRecvMultishot(int, int, int)}, ending (a final CQE with data) once it has received
-     * {@code limit} bytes, 0 for no limit. The limit is {@code sqe->optlen}, which Linux 6.17 reads; earlier
-     * kernels refuse a recv that sets it with EINVAL (the field is their {@code file_index}, which must be 0).
+     * As {@link #prepRecvMultishot(int, int, int)}, ending (a final CQE with data) at the first completion that
+     * brings what it received to {@code limit} bytes or more (each takes up to a whole buffer), 0 for no limit.
+     * The limit is {@code sqe->optlen}, which Linux 6.17 reads; earlier kernels refuse a recv that sets it with
+     * EINVAL (the field is their {@code file_index}, which must be 0).
      */
     public Sqe prepRecvMultishot(int fd, int group, int flags, int limit) {
         return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).ioprio(OpFlags.RECV_MULTISHOT)
