@@ -39,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A connection reads at most about {@code uring.tcp.read-ahead} beyond the moment its handler suspends reading:
- * each arming of its receive ends after that many bytes, and is armed again only while reading is wanted. With no
- * limit, one receive took all the socket held (1.5 MB measured) before the suspension reached the kernel.
+ * each arming of its receive ends after about that many bytes, and is armed again only while reading is wanted.
+ * With no limit, the receive went on taking what the socket held until the suspension reached the kernel.
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,7 +56,7 @@ class ReadAheadTest {
     }
 
     @Test
-    void aHandlerThatSuspendsAtItsFirstDataGetsAboutTwiceTheReadAheadMoreAtMostThenEveryByteOnResuming() throws Exception {
+    void aHandlerThatSuspendsGetsAtMostTwoReceivesMoreThenEveryByteOnResuming() throws Exception {
         TestProbe<Event> events = testKit.createTestProbe(Event.class);
         UringTcp.get(testKit.system()).manager().tell(new Bind(events.getRef(),
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
@@ -86,10 +86,10 @@ class ReadAheadTest {
             for (Event e : TcpProtocolTest.eventsUntilQuiet(events, Duration.ofSeconds(1))) {
                 received.write(((Received) e).data().toArray());
             }
-            // The receive under way when the suspension came, and one armed again before it reached the connection
-            // (114 688 bytes measured, 966 656 with no limit); each ends at the first buffer that reaches the limit.
+            // The receive under way when the suspension came, and one armed again before it reached the connection,
+            // each ending at the buffer that reaches the limit (114 688 bytes measured; 966 656 with no limit).
             int whileSuspended = received.size() - first;
-            assertTrue(whileSuspended <= 2 * READ_AHEAD + RECV_BUFFER,
+            assertTrue(whileSuspended <= 2 * (READ_AHEAD + RECV_BUFFER),
                     whileSuspended + " bytes came after the suspension");
 
             c.connection().tell(ReadControl.RESUME_READING);
@@ -103,7 +103,8 @@ class ReadAheadTest {
     }
 
     /** Tells {@code probe} every event, and suspends reading at the first data. */
-    private static Behavior<Event> suspendingAtFirstData(ActorRef<ConnectionCommand> connection, ActorRef<Event> probe) {
+    private static Behavior<Event> suspendingAtFirstData(ActorRef<ConnectionCommand> connection,
+                                                         ActorRef<Event> probe) {
         return Behaviors.receiveMessage(e -> {
             probe.tell(e);
             if (e instanceof Received) {
