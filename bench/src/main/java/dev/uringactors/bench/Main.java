@@ -36,9 +36,10 @@ public final class Main {
                   [--backend io-uring|jdk]
                   the pekko-http sample on the rings vs on Pekko's own TCP, GET / (wrk on PATH: apt-get install wrk;
                   h2c: h2load, apt-get install nghttp2-client)
-              pekko-http-post [--requests 300] [--kib 1024] [--in-flight all] [--sample-jar J]
+              pekko-http-post [--requests 300] [--kib 1024] [--in-flight all] [--warmup 4] [--sample-jar J]
                   the same, under many large JSON POSTs to /echo at once: wall time, server peak RSS and threads;
-                  --in-flight N: at most N at a time, the same number on both servers
+                  --in-flight N: at most N at a time, the same number on both servers; --warmup N: documents
+                  posted first (4 load the classes; 300 let the JIT finish before the measure)
               kv [--requests 500000] [--rounds 3] [--aof DIR] [--nodes 1|3] [--sample-jar J]
                   the kv sample vs redis-server, redis-benchmark -t set,get -c 50 -r 100000 -d 16, -P 1 and 16
                   (apt-get install redis-server redis-tools); --aof DIR: both fsync every write, in DIR;

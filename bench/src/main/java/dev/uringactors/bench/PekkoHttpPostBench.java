@@ -29,8 +29,11 @@ import java.util.zip.CRC32;
  * (parsed and written back by Jackson). Each answer is checked whole (its length and CRC against the document's);
  * per transport it prints the wall time, the server's peak RSS (VmHWM), its RSS afterwards, and its most threads.
  * With {@code --in-flight N} at most N of them are in flight at a time, so that both servers serve the same
- * number at once (without it, each serves as many at once as it accepts). The servers run one after the other,
- * each in a JVM of its own, unpinned.
+ * number at once (without it, each serves as many at once as it accepts). Before the measure, {@code --warmup}
+ * (4) documents are posted the same way: 4 load the classes, but leave the JIT compiling through the measure (it
+ * took 3-4.5 s of each server's CPU there); as many as {@code --requests} let it finish first. The peak RSS is
+ * the measure's (the warm-up's is cleared). The servers run one after the other, each in a JVM of its own,
+ * unpinned.
  */
 final class PekkoHttpPostBench {
     private PekkoHttpPostBench() {
@@ -40,8 +43,9 @@ final class PekkoHttpPostBench {
         int requests = args.intValue("requests", 300);
         int length = args.intValue("kib", 1024) * 1024;
         int inFlight = args.intValue("in-flight", requests);
-        if (requests < 1 || length < 1024 || inFlight < 1) {
-            throw new IllegalArgumentException("--requests, --kib and --in-flight take 1 or more");
+        int warmup = args.intValue("warmup", 4);
+        if (requests < 1 || length < 1024 || inFlight < 1 || warmup < 1) {
+            throw new IllegalArgumentException("--requests, --kib, --in-flight and --warmup take 1 or more");
         }
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
         HttpLoad.requireSampleJar(sampleJar);
@@ -54,15 +58,15 @@ final class PekkoHttpPostBench {
                         "--transport", transport));
                 started.add(sample);
                 URI echo = URI.create("http://127.0.0.1:" + HttpLoad.listeningPort(sample) + "/echo");
-                post(echo, 4, length, 4); // class loading and the first compilations, outside the measure
+                post(echo, warmup, length, Math.min(inFlight, warmup));
                 ProcessWatch watch = new ProcessWatch(sample.pid());
                 long start = System.nanoTime();
                 post(echo, requests, length, inFlight);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 watch.stop();
-                System.out.printf(Locale.ROOT, "%s: %d %d KiB JSON POSTs, %d at a time, in %d ms; server peak RSS"
-                                + " %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests,
-                        length / 1024, inFlight, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024,
+                System.out.printf(Locale.ROOT, "%s: %d %d KiB JSON POSTs, %d at a time, after %d, in %d ms; server"
+                                + " peak RSS %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests,
+                        length / 1024, inFlight, warmup, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024,
                         watch.mostThreads());
                 String series = transport.equals("uring") ? "uring-actors" : "pekko-tcp";
                 recorder.record(series, "requests", requests, "wall ms", millis);
@@ -169,14 +173,18 @@ final class PekkoHttpPostBench {
         }
     }
 
-    /** A process's /proc status, and the most threads it had while watched (sampled every 50 ms). */
+    /**
+     * A process's /proc status, its peak RSS counted from the start of the watch (writing 5 to its
+     * {@code clear_refs} resets VmHWM), and the most threads it had while watched (sampled every 50 ms).
+     */
     private static final class ProcessWatch {
         private final Path status;
         private final Thread sampler;
         private volatile long mostThreads;
 
-        ProcessWatch(long pid) {
+        ProcessWatch(long pid) throws IOException {
             this.status = Path.of("/proc", Long.toString(pid), "status");
+            Files.writeString(Path.of("/proc", Long.toString(pid), "clear_refs"), "5");
             this.sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     mostThreads = Math.max(mostThreads, status("Threads"));
