@@ -49,8 +49,8 @@ final class PekkoHttpPostBench {
         }
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
         HttpLoad.requireSampleJar(sampleJar);
-        FigureRecorder recorder = args.figures(inFlight < requests ? "pekko-http-post-in-flight-" + inFlight
-                : "pekko-http-post");
+        String workload = inFlight < requests ? "pekko-http-post-in-flight-" + inFlight : "pekko-http-post";
+        FigureRecorder recorder = args.figures(warmup == 4 ? workload : workload + "-warmup-" + warmup);
         for (String transport : List.of("uring", "pekko")) {
             List<Process> started = new ArrayList<>();
             try {
@@ -66,8 +66,8 @@ final class PekkoHttpPostBench {
                 watch.stop();
                 System.out.printf(Locale.ROOT, "%s: %d %d KiB JSON POSTs, %d at a time, after %d, in %d ms; server"
                                 + " peak RSS %d MiB, RSS after %d MiB, at most %d threads%n", transport, requests,
-                        length / 1024, inFlight, warmup, millis, watch.status("VmHWM") / 1024, watch.status("VmRSS") / 1024,
-                        watch.mostThreads());
+                        length / 1024, inFlight, warmup, millis, watch.status("VmHWM") / 1024,
+                        watch.status("VmRSS") / 1024, watch.mostThreads());
                 String series = transport.equals("uring") ? "uring-actors" : "pekko-tcp";
                 recorder.record(series, "requests", requests, "wall ms", millis);
                 recorder.record(series, "requests", requests, "peak RSS MiB", watch.status("VmHWM") / 1024.0);
