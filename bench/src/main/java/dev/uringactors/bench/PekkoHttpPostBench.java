@@ -36,6 +36,9 @@ import java.util.zip.CRC32;
  * unpinned.
  */
 final class PekkoHttpPostBench {
+    /** Documents posted before the measure unless {@code --warmup} says otherwise: enough to load the classes. */
+    private static final int WARMUP = 4;
+
     private PekkoHttpPostBench() {
     }
 
@@ -43,14 +46,14 @@ final class PekkoHttpPostBench {
         int requests = args.intValue("requests", 300);
         int length = args.intValue("kib", 1024) * 1024;
         int inFlight = args.intValue("in-flight", requests);
-        int warmup = args.intValue("warmup", 4);
+        int warmup = args.intValue("warmup", WARMUP);
         if (requests < 1 || length < 1024 || inFlight < 1 || warmup < 1) {
             throw new IllegalArgumentException("--requests, --kib, --in-flight and --warmup take 1 or more");
         }
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
         HttpLoad.requireSampleJar(sampleJar);
         String workload = inFlight < requests ? "pekko-http-post-in-flight-" + inFlight : "pekko-http-post";
-        FigureRecorder recorder = args.figures(warmup == 4 ? workload : workload + "-warmup-" + warmup);
+        FigureRecorder recorder = args.figures(warmup == WARMUP ? workload : workload + "-warmup-" + warmup);
         for (String transport : List.of("uring", "pekko")) {
             List<Process> started = new ArrayList<>();
             try {
