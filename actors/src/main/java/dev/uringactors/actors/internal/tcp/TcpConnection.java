@@ -55,7 +55,10 @@ public final class TcpConnection {
             CloseDone, IdleCheck, RegisterTimeout, HoldRegistration, RingClosed {
     }
 
-    /** The multishot recv ended: res > 0 or ENOBUFS re-arm, 0 end of stream, else an error or cancellation. */
+    /**
+     * The multishot recv ended: res > 0 (its limit reached, or data left), ENOBUFS, or EINVAL for a limit the
+     * kernel refuses re-arm; 0 end of stream; else an error or cancellation.
+     */
     record RecvEnded(int res) implements Internal {
     }
 

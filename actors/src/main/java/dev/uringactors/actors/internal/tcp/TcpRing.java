@@ -51,15 +51,15 @@ final class TcpRing implements RingResource {
     }
 
     /**
-     * The kernel refused a receive's limit (EINVAL: before Linux 6.17 its field is one that must be 0): this
-     * ring's receives go on without one, said once.
+     * The kernel refused a receive with a limit (EINVAL: before Linux 6.17 the limit's field is one that must be
+     * 0): this ring's receives go on without one, as they did before 6.17, said once.
      */
     void recvLimitRefused(Logger log) {
         if (recvLimit > 0) {
             recvLimit = 0;
-            log.warn("this kernel (Linux {}) takes no limit on a multishot receive (6.17 does): uring.tcp.read-ahead "
-                    + "does not apply on this ring, and a connection whose handler suspends reading may read up to "
-                    + "its socket's buffer ahead of it", Probe.kernelRelease());
+            log.info("the kernel (Linux {}) refused a multishot receive with a limit (EINVAL; Linux 6.17 takes "
+                    + "one): this ring reads without uring.tcp.read-ahead, so a connection whose handler suspends "
+                    + "reading may read up to its socket's buffer ahead of it", Probe.kernelRelease());
         }
     }
 
