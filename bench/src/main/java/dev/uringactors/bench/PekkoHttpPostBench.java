@@ -185,9 +185,13 @@ final class PekkoHttpPostBench {
         private final Thread sampler;
         private volatile long mostThreads;
 
-        ProcessWatch(long pid) throws IOException {
+        ProcessWatch(long pid) {
             this.status = Path.of("/proc", Long.toString(pid), "status");
-            Files.writeString(Path.of("/proc", Long.toString(pid), "clear_refs"), "5");
+            try {
+                Files.writeString(Path.of("/proc", Long.toString(pid), "clear_refs"), "5");
+            } catch (IOException e) {
+                System.out.println("(the peak RSS includes the warm-up's: " + e + ")");
+            }
             this.sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     mostThreads = Math.max(mostThreads, status("Threads"));
