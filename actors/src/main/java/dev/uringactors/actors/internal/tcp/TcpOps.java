@@ -107,7 +107,7 @@ final class TcpOps {
     /**
      * Multishot recv from the ring's provided buffers: each chunk is copied into a {@code ByteString} for the
      * handler, and the buffer goes back to the kernel as soon as the kernel is done with it. With a limit, it ends
-     * once it has received that many bytes, to be armed again if reading is still wanted.
+     * at the completion that brings it to that many bytes, to be armed again if reading is still wanted.
      */
     static final class MultishotRecv extends RingOp {
         private final int fd;
