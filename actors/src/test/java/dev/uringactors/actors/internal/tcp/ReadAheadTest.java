@@ -25,13 +25,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -65,20 +62,10 @@ class ReadAheadTest {
         UringTcp.get(testKit.system()).manager().tell(new Bind(events.getRef(),
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
         Bound bound = events.expectMessageClass(Bound.class);
-        byte[] payload = new byte[8 << 20];
-        new Random(13).nextBytes(payload);
-        try (Socket client = new Socket()) {
-            client.setSoTimeout(30_000);
-            client.connect(bound.localAddress());
+        byte[] payload = TcpConnectionHostileTest.random(8 << 20, 13);
+        try (Socket client = TcpConnectionHostileTest.connect(bound.localAddress())) {
             Connected c = events.expectMessageClass(Connected.class);
-            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
-                try {
-                    client.getOutputStream().write(payload);
-                    client.shutdownOutput();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<Void> sent = TcpConnectionHostileTest.sendThenShutDown(client, payload);
             // On the connection's ring, as a stream stage that suspends is: the suspension is not held up by a
             // thread hop, and what is read meanwhile is what the limit bounds.
             ActorRef<Event> handler = testKit.spawn(suspendingAtFirstData(c.connection(), events.getRef()),

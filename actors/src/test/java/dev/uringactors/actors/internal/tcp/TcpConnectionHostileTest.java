@@ -59,7 +59,7 @@ class TcpConnectionHostileTest {
         return handler.expectMessageClass(Bound.class);
     }
 
-    private static Socket connect(InetSocketAddress address) throws IOException {
+    static Socket connect(InetSocketAddress address) throws IOException {
         Socket s = new Socket(address.getAddress(), address.getPort());
         s.setSoTimeout(30_000);
         return s;
@@ -72,10 +72,22 @@ class TcpConnectionHostileTest {
         return c;
     }
 
-    private static byte[] random(int size, long seed) {
+    static byte[] random(int size, long seed) {
         byte[] data = new byte[size];
         new Random(seed).nextBytes(data);
         return data;
+    }
+
+    /** Writes {@code payload} from another thread, then shuts the client's side down: done when both are. */
+    static CompletableFuture<Void> sendThenShutDown(Socket client, byte[] payload) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                client.getOutputStream().write(payload);
+                client.shutdownOutput();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     @Test
@@ -85,14 +97,7 @@ class TcpConnectionHostileTest {
         byte[] payload = random(4 << 20, 7);
         try (Socket client = connect(bound.localAddress())) {
             Connected c = registered(handler);
-            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
-                try {
-                    client.getOutputStream().write(payload);
-                    client.shutdownOutput();
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> sent = sendThenShutDown(client, payload);
             CRC32 crc = new CRC32();
             long received = 0;
             int toggles = 0;
