@@ -20,6 +20,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -33,6 +34,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * 4 KiB reads at random aligned offsets, {@code qd} in flight, through the actors, then in the same run
@@ -40,7 +43,9 @@ import java.util.concurrent.atomic.LongAdder;
  * with each read's bytes kept in an array of their own, as a read's answer must be, and with each read a
  * CompletableFuture of its bytes on that pool, as an asynchronous API built on the pool answers); with
  * {@code --fio fio}, fio's io_uring engine on the same file first ({@code --fio-best true}: with its fastest
- * settings). Each figure comes with the CPU time its process spent per read over the measured window.
+ * settings). Each figure comes with the CPU time its process spent per read over the measured window. With
+ * {@code --rounds N}, the contenders take turns N times, each round's figures printed, then the median of the
+ * rounds' ratios: the host's drift in the minutes of a run then falls on every contender alike.
  */
 final class FileReadBench {
     static final int BLOCK = 4096;
@@ -78,15 +83,20 @@ final class FileReadBench {
         if (registered && !rings.equals("1")) {
             throw new IllegalArgumentException("--registered true needs --rings 1: a registered file lives on one ring");
         }
-        UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks, lend)
-                : uring(file, direct, qd, settings, seconds, blocks, batch, registered, lend);
-        Throughput async = asyncChannel(file, direct, qd, seconds, blocks);
-        Throughput pool = channelPool(file, direct, qd, seconds, blocks, false);
-        Throughput poolKept = channelPool(file, direct, qd, seconds, blocks, true);
-        Throughput poolFutures = channelPoolFutures(file, direct, qd, seconds, blocks);
-        Throughput u = uring.throughput();
-        System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
-                u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
+        int rounds = args.intValue("rounds", 1);
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds takes 1 or more");
+        }
+        Round[] measured = new Round[rounds];
+        for (int r = 0; r < rounds; r++) {
+            UringRun uring = viaFiles ? uringFiles(file, direct, qd, settings, seconds, blocks, lend)
+                    : uring(file, direct, qd, settings, seconds, blocks, batch, registered, lend);
+            measured[r] = new Round(uring, asyncChannel(file, direct, qd, seconds, blocks),
+                    channelPool(file, direct, qd, seconds, blocks, false),
+                    channelPool(file, direct, qd, seconds, blocks, true),
+                    channelPoolFutures(file, direct, qd, seconds, blocks));
+            measured[r].print(direct, qd);
+        }
         if (batch > 1) {
             System.out.printf("uring: reads sent %d to a message (UringFiles.read with positions)%n", batch);
         }
@@ -97,23 +107,54 @@ final class FileReadBench {
             System.out.println("uring: reads lent to a reader in the ring's buffer (" + (viaFiles ? "UringFiles.read "
                     + "with a reader" : "ReadWith") + "), not copied to the heap: compare with filechannel-pool");
         }
-        System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
-                        + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io, "
-                        + "filechannel-pool-kept %.0f IOPS %.2f us/io%n",
-                direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
-                async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp(), poolKept.perSecond(),
-                poolKept.cpuMicrosPerOp());
-        System.out.printf(Locale.ROOT, "filechannel-pool-futures %.0f IOPS %.2f us/io%n", poolFutures.perSecond(),
-                poolFutures.cpuMicrosPerOp());
-        System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-kept: %.2f%n",
-                u.perSecond() / poolKept.perSecond());
-        System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-futures: %.2f%n",
-                u.perSecond() / poolFutures.perSecond());
-        record(figures, ours, qd, u);
-        record(figures, "async-channel", qd, async);
-        record(figures, "filechannel-pool", qd, pool);
-        record(figures, "filechannel-pool-kept", qd, poolKept);
-        record(figures, "filechannel-pool-futures", qd, poolFutures);
+        if (rounds > 1) {
+            System.out.printf(Locale.ROOT, "median of %d rounds: uring %.0f IOPS, ratio uring/filechannel-pool %.2f,"
+                            + " uring/filechannel-pool-kept %.2f, uring/filechannel-pool-futures %.2f%n", rounds,
+                    median(measured, round -> round.uring().throughput().perSecond()),
+                    median(measured, round -> round.ratio(round.pool())),
+                    median(measured, round -> round.ratio(round.poolKept())),
+                    median(measured, round -> round.ratio(round.poolFutures())));
+        }
+        record(figures, ours, qd, measured, round -> round.uring().throughput());
+        record(figures, "async-channel", qd, measured, Round::async);
+        record(figures, "filechannel-pool", qd, measured, Round::pool);
+        record(figures, "filechannel-pool-kept", qd, measured, Round::poolKept);
+        record(figures, "filechannel-pool-futures", qd, measured, Round::poolFutures);
+    }
+
+    /** One round: each contender measured once, one after another. */
+    private record Round(UringRun uring, Throughput async, Throughput pool, Throughput poolKept,
+                         Throughput poolFutures) {
+        double ratio(Throughput peer) {
+            return uring.throughput().perSecond() / peer.perSecond();
+        }
+
+        void print(boolean direct, int qd) {
+            Throughput u = uring.throughput();
+            System.out.printf(Locale.ROOT, "ratio uring/best-jdk: %.2f%n",
+                    u.perSecond() / Math.max(async.perSecond(), pool.perSecond()));
+            System.out.printf(Locale.ROOT, "file-read direct=%b qd=%d rings=%d: uring %.0f IOPS %.2f us/io, "
+                            + "async-channel %.0f IOPS %.2f us/io, filechannel-pool %.0f IOPS %.2f us/io, "
+                            + "filechannel-pool-kept %.0f IOPS %.2f us/io%n",
+                    direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
+                    async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp(), poolKept.perSecond(),
+                    poolKept.cpuMicrosPerOp());
+            System.out.printf(Locale.ROOT, "filechannel-pool-futures %.0f IOPS %.2f us/io%n", poolFutures.perSecond(),
+                    poolFutures.cpuMicrosPerOp());
+            System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-kept: %.2f%n", ratio(poolKept));
+            System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-futures: %.2f%n", ratio(poolFutures));
+        }
+    }
+
+    private static double median(Round[] rounds, ToDoubleFunction<Round> figure) {
+        return HttpLoad.median(Arrays.stream(rounds).mapToDouble(figure).toArray());
+    }
+
+    /** A contender's median IOPS and CPU a read over the rounds. */
+    private static void record(FigureRecorder figures, String series, int qd, Round[] rounds,
+                               Function<Round, Throughput> contender) {
+        record(figures, series, qd, new Throughput(median(rounds, r -> contender.apply(r).perSecond()),
+                median(rounds, r -> contender.apply(r).cpuMicrosPerOp())));
     }
 
     private static void record(FigureRecorder figures, String series, int qd, Throughput t) {

@@ -27,6 +27,8 @@ final class HttpLoad {
     private static final Pattern H2_FAILED = Pattern.compile("(\\d+) failed, (\\d+) errored, (\\d+) timeout");
     private static final Pattern H2_STATUS = Pattern.compile("status codes: \\d+ 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
     private static final int QUIET_WAIT_SECONDS = 60;
+    /** A share of its CPU's time past which a load tool is taken to be its own bottleneck. */
+    private static final double LOAD_BOUND = 0.9;
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
     private HttpLoad() {
@@ -168,32 +170,72 @@ final class HttpLoad {
     /**
      * {@code rounds} rounds in which the two {@code servers} (the rings', then Pekko's) are each loaded for
      * {@code seconds} by {@code run}, once both are quiet ({@link #awaitQuiet}), with each server's CPU time and
-     * its threads' context switches counted over its run (a request handed from thread to thread shows there);
-     * prints each round ({@code unit} such as "req/s", {@code per} such as "request") and gives the medians.
+     * its threads' context switches counted over its run (a request handed from thread to thread shows there),
+     * and how busy CPU 0, the load's, was: a load tool that keeps its CPU busy is measuring itself, and the rate
+     * is then its limit, not the server's; prints each round ({@code unit} such as "req/s", {@code per} such as
+     * "request") and gives the medians.
      */
     static SideBySide inTurn(List<Process> servers, int rounds, int seconds, String unit, String per, ServerRun run)
             throws Exception {
         double[][] figures = new double[2][rounds];
         double[][] cpuMicros = new double[2][rounds]; // the server's CPU time a request
         double[][] switches = new double[2][rounds]; // the server's threads' context switches a request
+        double[][] loadBusy = new double[2][rounds]; // the share of CPU 0, the load's, that was busy
         for (int r = 0; r < rounds; r++) {
             for (int i = 0; i < 2; i++) {
                 awaitQuiet(servers);
                 long pid = servers.get(i).pid();
                 long ticksBefore = cpuTicks(pid);
                 long switchesBefore = contextSwitches(pid);
+                long[] loadCpuBefore = cpuTimes(0);
                 figures[i][r] = run.perSecond(i);
+                loadBusy[i][r] = busyShare(loadCpuBefore, cpuTimes(0));
                 long ticks = cpuTicks(pid) - ticksBefore;
                 double requests = figures[i][r] * seconds;
                 cpuMicros[i][r] = ticks * 10_000.0 / requests; // a tick is 10 ms (USER_HZ)
                 switches[i][r] = (contextSwitches(pid) - switchesBefore) / requests;
             }
-            System.out.printf(Locale.ROOT, "round %d: uring %.0f %s (%.1f us CPU, %.2f context switches a %s), "
-                    + "pekko %.0f %s (%.1f us, %.2f) (%.2fx)%n", r + 1, figures[0][r], unit, cpuMicros[0][r],
-                    switches[0][r], per, figures[1][r], unit, cpuMicros[1][r], switches[1][r],
-                    figures[0][r] / figures[1][r]);
+            System.out.printf(Locale.ROOT, "round %d: uring %.0f %s (%.1f us CPU, %.2f context switches a %s, load's "
+                    + "CPU %.0f%% busy), pekko %.0f %s (%.1f us, %.2f, %.0f%%) (%.2fx)%n", r + 1, figures[0][r], unit,
+                    cpuMicros[0][r], switches[0][r], per, 100 * loadBusy[0][r], figures[1][r], unit,
+                    cpuMicros[1][r], switches[1][r], 100 * loadBusy[1][r], figures[0][r] / figures[1][r]);
+        }
+        long loadBound = Arrays.stream(loadBusy[0]).filter(busy -> busy >= LOAD_BOUND).count();
+        if (loadBound > 0) {
+            System.out.printf(Locale.ROOT, "in %d of %d rounds the load's CPU was %.0f%% busy or more while it loaded "
+                    + "uring: there the rate is the load tool's limit, and the server CPU a %s compares the two "
+                    + "servers%n", loadBound, rounds, 100 * LOAD_BOUND, per);
         }
         return new SideBySide(median(figures[0]), median(figures[1]), median(cpuMicros[0]), median(cpuMicros[1]));
+    }
+
+    /**
+     * CPU {@code cpu}'s time so far, in clock ticks ({@code /proc/stat}): user, nice, system, idle, iowait, irq
+     * and softirq (not the time the hypervisor took: neither busy here nor idle).
+     */
+    private static long[] cpuTimes(int cpu) throws IOException {
+        String prefix = "cpu" + cpu + " ";
+        for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+            if (line.startsWith(prefix)) {
+                return Arrays.stream(line.substring(prefix.length()).trim().split(" +")).limit(7)
+                        .mapToLong(Long::parseLong).toArray();
+            }
+        }
+        throw new IOException("/proc/stat has no line for CPU " + cpu);
+    }
+
+    /** The share of the time between two {@link #cpuTimes} that the CPU was busy: neither idle nor waiting. */
+    private static double busyShare(long[] before, long[] after) {
+        long total = 0;
+        long idle = 0;
+        for (int i = 0; i < before.length; i++) {
+            long d = after[i] - before[i];
+            total += d;
+            if (i == 3 || i == 4) { // idle, iowait
+                idle += d;
+            }
+        }
+        return total == 0 ? 0 : (double) (total - idle) / total;
     }
 
     /** Process {@code pid}'s user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */

@@ -14,10 +14,11 @@ public final class Main {
                   NOP requests from an actor on the ring thread, answered as messages
               file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto]
                         [--batch 1] [--registered false] [--lend false] [--via actor|files] [--fio fio [--fio-best true]]
-                        [--backend io-uring|jdk]
+                        [--backend io-uring|jdk] [--rounds 1]
                   4 KiB random reads: actors vs AsynchronousFileChannel vs FileChannel on a pool, as it is and with
                   each read's bytes kept in an array (and fio); --lend:
-                  ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages
+                  ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages;
+                  --rounds: the contenders in turn that many times, and the median of the rounds' ratios
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
                   echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp;
                   the peer uring-actors-jdk (ours on the JDK backend) only when --peers names it
