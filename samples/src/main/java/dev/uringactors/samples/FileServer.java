@@ -275,9 +275,11 @@ final class FileServer {
             int status = 500;
             if (error instanceof UringException u && file == null) { // the open failed
                 int errno = u.errno();
+                // ENXIO: a FIFO, which the JDK backend does not open for reading only (a ring opens it, and the
+                // stat after says it is no regular file: 403 as well).
                 status = errno == Errno.ENOENT || errno == Errno.ENOTDIR || errno == Errno.ENAMETOOLONG ? 404
                         : errno == Errno.EXDEV || errno == Errno.ELOOP || errno == Errno.EACCES
-                        || errno == Errno.EPERM ? 403 : 500;
+                        || errno == Errno.EPERM || errno == Errno.ENXIO ? 403 : 500;
             }
             if (status == 500) {
                 ctx.getLog().warn("{} {}: {}", current.method(), current.target(), error.toString());

@@ -1,6 +1,7 @@
 package dev.uringactors.samples;
 
 import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
 import org.junit.jupiter.api.Tag;
@@ -98,8 +99,7 @@ class FileCopyTest {
 
     @Test
     void whatIsNoRegularFileIsRefusedAndLeavesNoTarget() throws Exception {
-        Path fifo = dir.resolve("fifo");
-        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path fifo = Fifo.create(dir, "fifo");
         for (Path source : new Path[] {dir, fifo, Path.of("/dev/zero")}) {
             Path target = dir.resolve("target");
             CopyRefusedException e = assertThrows(CopyRefusedException.class, () -> FileCopy.copy(source, target));

@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.samples.HttpExchange.Response;
 import org.junit.jupiter.api.AfterAll;
@@ -68,6 +69,7 @@ class FileServerTest {
         Files.createSymbolicLink(root.resolve("escape-dir"), outside);
         Files.createSymbolicLink(root.resolve("relative-escape"), Path.of("../secret.txt"));
         Files.createSymbolicLink(root.resolve("proc-link"), Path.of("/proc/self/root/" + base.resolve("secret.txt")));
+        Fifo.create(root, "fifo");
         running = RunningServer.start((address, bound) -> FileServer.create(address, bound, root),
                 "samples.http.head-timeout = 1s");
         server = running.address;
@@ -295,6 +297,19 @@ class FileServerTest {
         if (!target.startsWith("/?")) { // a query is no path: "/?/../x" is the root's listing
             assertTrue(r.status() == 403 || r.status() == 404, target + ": " + r.status());
         }
+    }
+
+    /**
+     * A FIFO is no file to serve: 403 at once, on either backend, however many ask; files are served meanwhile.
+     * On the JDK backend each request's open waited for a writer, and 70 of them held every thread that opens
+     * files.
+     */
+    @Test
+    void aFifoIsRefusedAtOnceAndHoldsNothingUp() throws IOException {
+        for (int i = 0; i < 80; i++) {
+            assertEquals(403, fetch(get("/fifo", "")).status());
+        }
+        assertArrayEquals(HELLO, fetch(get("/hello.txt", "")).body());
     }
 
     @Test

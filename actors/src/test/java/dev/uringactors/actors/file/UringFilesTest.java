@@ -1,7 +1,7 @@
 package dev.uringactors.actors.file;
 
-import dev.uringactors.actors.Fifo;
 import dev.uringactors.actors.TestRings;
+import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;

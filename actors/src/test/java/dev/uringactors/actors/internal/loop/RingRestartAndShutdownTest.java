@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.loop;
 
-import dev.uringactors.actors.Fifo;
 import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.TestRings;
@@ -8,6 +7,7 @@ import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;

@@ -7,9 +7,12 @@ import org.apache.pekko.util.ByteString;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Function;
@@ -20,16 +23,48 @@ import java.util.function.Function;
  */
 final class JdkFileCalls {
     private static final ThreadLocal<LentBuffer> LENT = ThreadLocal.withInitial(LentBuffer::new);
+    /** st_mode's file type bits, and a FIFO's. */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFIFO = 0010000;
 
     private JdkFileCalls() {
     }
 
     static JdkOpenFile open(Path path, Set<OpenOption> options) throws IOException {
-        return new JdkOpenFile(channel(path, options), path, false);
+        return new JdkOpenFile(channel(path, options, Opcode.OPENAT, path.toString()), path, false);
     }
 
-    private static FileChannel channel(Path path, Set<OpenOption> options) throws IOException {
+    /** The channel; {@code op} and {@code shown} name the open in its refusal. */
+    private static FileChannel channel(Path path, Set<OpenOption> options, Opcode op, String shown)
+            throws IOException {
+        refuseWaitingFifo(path, options, op, shown);
         return FileChannel.open(path, options, JdkOpenOptions.MODE_0644);
+    }
+
+    /**
+     * Refuses with ENXIO to open a FIFO for reading only or for writing only: the JDK's open would wait until
+     * its other end is opened, holding a thread of the file dispatcher meanwhile (for ever, if nobody comes),
+     * where the ring's open returns at once. A FIFO opened for both opens at once. What is at {@code path} is
+     * looked at just before the open, so a FIFO put there in between still waits.
+     */
+    private static void refuseWaitingFifo(Path path, Set<OpenOption> options, Opcode op, String shown)
+            throws IOException {
+        boolean writes = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
+        boolean reads = options.contains(StandardOpenOption.READ) || !writes;
+        if (reads && writes) {
+            return;
+        }
+        LinkOption[] follow = options.contains(LinkOption.NOFOLLOW_LINKS)
+                ? new LinkOption[] {LinkOption.NOFOLLOW_LINKS} : new LinkOption[0];
+        int mode;
+        try {
+            mode = (Integer) Files.getAttribute(path, "unix:mode", follow);
+        } catch (NoSuchFileException e) {
+            return; // the open says so, or creates it
+        }
+        if ((mode & S_IFMT) == S_IFIFO) {
+            throw JdkErrors.refusal(op, shown, Errno.ENXIO);
+        }
     }
 
     /**
@@ -42,7 +77,7 @@ final class JdkFileCalls {
         Path path = BeneathPath.resolve(directory, relative, options.contains(LinkOption.NOFOLLOW_LINKS), shown);
         Set<OpenOption> noFollow = new HashSet<>(options);
         noFollow.add(LinkOption.NOFOLLOW_LINKS);
-        FileChannel channel = channel(path, noFollow);
+        FileChannel channel = channel(path, noFollow, Opcode.OPENAT2, shown);
         try {
             if (!path.toRealPath().startsWith(directory.toRealPath())) {
                 throw JdkErrors.refusal(Opcode.OPENAT2, shown, Errno.EXDEV);

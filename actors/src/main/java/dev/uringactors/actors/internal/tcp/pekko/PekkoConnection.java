@@ -37,8 +37,11 @@ import java.util.List;
  * goes a {@code uring.tcp.file-chunk} (at most {@code uring.buffers.max-io-size}) at a time, read through
  * {@link UringFiles}; the peer's end of stream without keep-open sends what is queued, then closes; the register
  * and idle timeouts of {@code uring.tcp} are kept here. Pekko's connection is registered at once, with this actor
- * as its handler and reading suspended until the handler registers (so Pekko's own register timeout never
- * applies), always keeping the connection open on the peer's close, so that what is queued here still goes out.
+ * as its handler (so Pekko's own register timeout never applies), always keeping the connection open on the
+ * peer's close, so that what is queued here still goes out. It is in Pekko's pull mode: it reads one
+ * {@code pekko.io.tcp.direct-buffer-size} each time this actor asks, which it does after each read while the
+ * handler wants to read. (Pekko's other mode reads on, at each wake-up, for as long as the socket has a full
+ * buffer's worth: with peers that kept it full, a handler that had suspended reading got tens of MB held for it.)
  */
 final class PekkoConnection extends AbstractActorWithTimers {
     /**
@@ -62,8 +65,6 @@ final class PekkoConnection extends AbstractActorWithTimers {
     /** What Pekko said of the accepted connection, or null for an outgoing one. */
     private final Tcp.Connected accepted;
     private final int ring;
-    /** An accepted connection of a pull-mode bind: Pekko starts it with reading suspended. */
-    private final boolean pullMode;
     /** {@code uring.buffers.max-io-size}: the most a file piece read takes at once, as the file backend allows. */
     private final int maxIoSize;
     private final ArrayDeque<WriteCommand> queue = new ArrayDeque<>();
@@ -79,8 +80,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
     /** The handler's SUSPEND_READING is in force (sent before its Register too): applied once it registers. */
     private boolean readingSuspended;
     /**
-     * What Pekko read while no reading was wanted (before the Register, or suspended, in the moment before Pekko
-     * took the suspend), and the peer's end of stream seen then: the handler's once it registers and reads.
+     * What Pekko read while no reading was wanted (the read asked for before the handler suspended), and the
+     * peer's end of stream seen then: the handler's once it reads again.
      */
     private final List<ByteString> held = new ArrayList<>();
     private boolean peerClosedHeld;
@@ -95,10 +96,8 @@ final class PekkoConnection extends AbstractActorWithTimers {
     private long lastActivity = System.nanoTime();
 
     private PekkoConnection(org.apache.pekko.actor.typed.ActorRef<Event> owner, TcpProtocol.Connect connect,
-                            Tcp.Connected accepted, boolean pullMode, ActorRef pekko, int ring,
-                            UringSettings.Tcp tcp, int maxIoSize) {
+                            Tcp.Connected accepted, ActorRef pekko, int ring, UringSettings.Tcp tcp, int maxIoSize) {
         this.owner = owner;
-        this.pullMode = pullMode;
         this.connect = connect;
         this.accepted = accepted;
         this.pekko = pekko;
@@ -108,19 +107,19 @@ final class PekkoConnection extends AbstractActorWithTimers {
     }
 
     /**
-     * A connection Pekko accepted ({@code pekko} is its connection actor) for a bind in {@code pullMode} or not,
-     * announced to {@code owner}.
+     * A connection Pekko accepted ({@code pekko} is its connection actor) for a bind in pull mode, announced to
+     * {@code owner}.
      */
     static Props accepted(org.apache.pekko.actor.typed.ActorRef<Event> owner, ActorRef pekko, Tcp.Connected accepted,
-                          boolean pullMode, int ring, UringSettings.Tcp tcp, int maxIoSize) {
+                          int ring, UringSettings.Tcp tcp, int maxIoSize) {
         return Props.create(PekkoConnection.class,
-                () -> new PekkoConnection(owner, null, accepted, pullMode, pekko, ring, tcp, maxIoSize));
+                () -> new PekkoConnection(owner, null, accepted, pekko, ring, tcp, maxIoSize));
     }
 
     /** A connection to open, for {@code connect}. */
     static Props outgoing(TcpProtocol.Connect connect, int ring, UringSettings.Tcp tcp, int maxIoSize) {
         return Props.create(PekkoConnection.class,
-                () -> new PekkoConnection(connect.handler(), connect, null, false, null, ring, tcp, maxIoSize));
+                () -> new PekkoConnection(connect.handler(), connect, null, null, ring, tcp, maxIoSize));
     }
 
     @Override
@@ -131,7 +130,7 @@ final class PekkoConnection extends AbstractActorWithTimers {
             getContext().stop(getSelf());
         } else if (connect != null) {
             Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.connect(connect.remoteAddress(), null,
-                    PekkoOptions.of(tcp, List.of()), (FiniteDuration) null, false), getSelf());
+                    PekkoOptions.of(tcp, List.of()), (FiniteDuration) null, true), getSelf());
         } else {
             announce(accepted);
         }
@@ -139,14 +138,12 @@ final class PekkoConnection extends AbstractActorWithTimers {
 
     /**
      * Tells the owner of the connection; its handler has {@code uring.tcp.register-timeout} to register. Pekko's
-     * connection is registered now, reading suspended, so that its own register timeout never fires.
+     * connection is registered now, so that its own register timeout never fires; in pull mode it reads nothing
+     * until asked.
      */
     private void announce(Tcp.Connected c) {
         getContext().watch(pekko);
         pekko.tell(TcpMessage.register(getSelf(), true, false), getSelf());
-        if (!pullMode) { // a pull-mode bind's connection starts suspended in Pekko; any other reads at once
-            pekko.tell(TcpMessage.suspendReading(), getSelf());
-        }
         getTimers().startSingleTimer(Timeout.REGISTER, Timeout.REGISTER, tcp.registerTimeout());
         owner.tell(new TcpProtocol.Connected(c.remoteAddress(), c.localAddress(), Adapter.toTyped(getSelf()), ring));
     }
@@ -196,18 +193,15 @@ final class PekkoConnection extends AbstractActorWithTimers {
             held.add(r.data());
         } else {
             handler.tell(new TcpProtocol.Received(r.data()));
-            if (pullMode) { // Pekko reads a pull-mode connection one Received at a time; a ring reads on
-                pekko.tell(TcpMessage.resumeReading(), getSelf());
-            }
+            pekko.tell(TcpMessage.resumeReading(), getSelf()); // the next read
         }
     }
 
-    /** Kept until the handler registers (Pekko's connection reads nothing until then), forwarded after. */
+    /** Kept until the handler registers (Pekko's connection reads nothing until then), applied after. */
     private void readControl(ReadControl r) {
+        boolean wasSuspended = readingSuspended;
         readingSuspended = r == ReadControl.SUSPEND_READING;
-        if (handler != null && readingSuspended) {
-            pekko.tell(TcpMessage.suspendReading(), getSelf());
-        } else if (handler != null) {
+        if (handler != null && wasSuspended && !readingSuspended) {
             resumeReading();
         }
     }

@@ -25,6 +25,8 @@ import java.util.List;
  * connections have closed, as they are its children.
  */
 final class PekkoListener extends AbstractActor {
+    /** Connections Pekko's listener may accept before it hears from this one again: its own default batch. */
+    private static final int ACCEPT_BATCH = 10;
     private final Bind bind;
     private final UringSettings.Tcp tcp;
     private final Rings rings;
@@ -54,8 +56,10 @@ final class PekkoListener extends AbstractActor {
             return;
         }
         int backlog = tcp.backlogOr(bind.backlog());
+        // Pull mode, whatever the bind's, for its connections' reads (PekkoConnection); its accepts follow the
+        // bind's: asked for by the handler in pull mode, else after each connection.
         Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
-                PekkoOptions.of(tcp, bind.options().socketOptions()), bind.pullMode()), getSelf());
+                PekkoOptions.of(tcp, bind.options().socketOptions()), true), getSelf());
     }
 
     /** A connection that fails stops, telling its handler: a restart would announce it a second time. */
@@ -79,6 +83,7 @@ final class PekkoListener extends AbstractActor {
                 .match(Tcp.Bound.class, b -> {
                     told = true;
                     pekkoListener = getSender();
+                    acceptOnUnlessPulled();
                     bind.handler().tell(new TcpProtocol.Bound(b.localAddress(), Adapter.toTyped(getSelf())));
                 })
                 .match(Tcp.CommandFailed.class, f -> {
@@ -89,8 +94,8 @@ final class PekkoListener extends AbstractActor {
                 .match(Tcp.Connected.class, c -> {
                     accepted++;
                     getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
-                            bind.pullMode(),
                             rings.nextRing(), tcp, rings.settings().maxIoSize())));
+                    acceptOnUnlessPulled();
                 })
                 .match(TcpProtocol.ResumeAccepting.class,
                         r -> pekkoListener.tell(TcpMessage.resumeAccepting(r.batchSize()), getSelf()))
@@ -105,6 +110,13 @@ final class PekkoListener extends AbstractActor {
                         g -> g.replyTo().tell(new ListenerStats(accepted, 0, 0, 0, 0, 0)))
                 .match(Terminated.class, t -> stopWhenDone())
                 .build();
+    }
+
+    /** A bind not in pull mode accepts whenever a connection comes: Pekko's listener is let accept a batch more. */
+    private void acceptOnUnlessPulled() {
+        if (!bind.pullMode() && !unbound && unbindReplies.isEmpty()) { // not once an unbind is under way
+            pekkoListener.tell(TcpMessage.resumeAccepting(ACCEPT_BATCH), getSelf());
+        }
     }
 
     private void unbind(TcpProtocol.Unbind u) {

@@ -1,7 +1,6 @@
 package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.Backend;
-import dev.uringactors.actors.Fifo;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
@@ -9,6 +8,7 @@ import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.Done;
@@ -29,7 +29,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -258,6 +260,32 @@ class JdkFilesTest {
         Files.write(fifo, "1234".getBytes(StandardCharsets.US_ASCII));
         assertEquals("1234", get(read).utf8String(), "a FIFO is read where it stands, as the ring reads it");
         get(closed);
+        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+    }
+
+    /**
+     * A FIFO opened for reading only or writing only is refused at once with ENXIO, every way it can be opened;
+     * the JDK's open would wait for its other end, each such request holding a thread of the file dispatcher (a
+     * file server's 70 requests for one held all 64, and every file request after them waited).
+     */
+    @Test
+    void aFifoOpenedForOneDirectionIsRefusedAtOnceInsteadOfWaitingForItsOtherEnd() throws Exception {
+        Path fifo = Fifo.create(tmp, "one-way");
+        FileHandle dir = get(files.open(tmp));
+        List<CompletionStage<FileHandle>> opens = new ArrayList<>();
+        for (int i = 0; i < 100; i++) { // more than the dispatcher's threads
+            opens.add(files.open(fifo));
+            opens.add(files.open(fifo, StandardOpenOption.WRITE));
+            opens.add(files.openBeneath(dir, Path.of("one-way")));
+        }
+        for (CompletionStage<FileHandle> open : opens) {
+            assertEquals(Errno.ENXIO, assertFailsWith(UringException.class, open).errno());
+        }
+        Path plain = Files.writeString(tmp.resolve("after"), "served");
+        FileHandle after = get(files.open(plain));
+        assertEquals("served", get(files.read(after, 0, 10)).utf8String(), "the dispatcher is free");
+        get(files.close(after));
+        get(files.close(dir));
         assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
     }
 

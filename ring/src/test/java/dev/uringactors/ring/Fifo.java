@@ -1,4 +1,4 @@
-package dev.uringactors.actors;
+package dev.uringactors.ring;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
