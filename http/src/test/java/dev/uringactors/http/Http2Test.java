@@ -16,8 +16,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -176,6 +179,76 @@ class Http2Test {
         }
         long after = OpenFds.awaitAtMost(before, OpenFds::all);
         assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+    }
+
+    /**
+     * The preface of an h2c client with prior knowledge, arriving in two pieces (as a ring's receive can end
+     * anywhere in what the client sent at once): still HTTP/2. Pekko HTTP's switch alone took the first piece for
+     * HTTP/1.1 and answered 501.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 12, 23})
+    void anH2cPrefaceThatArrivesInTwoPiecesIsStillHttp2(int firstPiece) throws Exception {
+        byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
+            s.setSoTimeout(10_000);
+            s.setTcpNoDelay(true);
+            OutputStream out = s.getOutputStream();
+            out.write(preface, 0, firstPiece);
+            Thread.sleep(100); // a gap between the two writes, so that the server receives them apart
+            ByteArrayOutputStream rest = new ByteArrayOutputStream();
+            rest.write(preface, firstPiece, preface.length - firstPiece);
+            rest.write(frame(4, 0, 0, new byte[0])); // SETTINGS
+            rest.write(frame(1, 0x5, 1, literalHeaders("GET", "/"))); // HEADERS, END_STREAM | END_HEADERS
+            out.write(rest.toByteArray());
+
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] header = new byte[9];
+            in.readFully(header);
+            assertEquals(4, header[3], "a SETTINGS frame first, not HTTP/1.1: "
+                    + new String(header, StandardCharsets.US_ASCII));
+            in.readFully(new byte[length(header)]);
+            ByteArrayOutputStream data = new ByteArrayOutputStream();
+            boolean ended = false;
+            while (!ended) {
+                in.readFully(header);
+                byte[] payload = new byte[length(header)];
+                in.readFully(payload);
+                int streamId = ByteBuffer.wrap(header, 5, 4).getInt() & 0x7fffffff;
+                if (header[3] == 0 && streamId == 1) { // DATA of the request's stream
+                    data.write(payload);
+                    ended = (header[4] & 0x1) != 0;
+                }
+            }
+            assertEquals(TestRoutes.HELLO, data.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The payload length in a frame's header. */
+    private static int length(byte[] frameHeader) {
+        return (frameHeader[0] & 0xff) << 16 | (frameHeader[1] & 0xff) << 8 | frameHeader[2] & 0xff;
+    }
+
+    /** An HTTP/2 frame: RFC 9113, 4.1. */
+    private static byte[] frame(int type, int flags, int streamId, byte[] payload) {
+        return ByteBuffer.allocate(9 + payload.length)
+                .put((byte) (payload.length >>> 16)).put((byte) (payload.length >>> 8)).put((byte) payload.length)
+                .put((byte) type).put((byte) flags).putInt(streamId).put(payload).array();
+    }
+
+    /** A request's header block of literal fields, none indexed or Huffman-coded (RFC 7541, 6.2.2). */
+    private static byte[] literalHeaders(String method, String path) {
+        ByteArrayOutputStream block = new ByteArrayOutputStream();
+        String[][] fields = {{":method", method}, {":scheme", "http"}, {":path", path}, {":authority", "127.0.0.1"}};
+        for (String[] field : fields) {
+            block.write(0);
+            for (String part : field) {
+                byte[] bytes = part.getBytes(StandardCharsets.US_ASCII);
+                block.write(bytes.length); // under 127: one byte, its high bit (Huffman) clear
+                block.writeBytes(bytes);
+            }
+        }
+        return block.toByteArray();
     }
 
     /** RFC 7540, 3.2.1: no upgrade without exactly one HTTP2-Settings header that parses. */

@@ -237,7 +237,10 @@ public final class ServerStack {
             this.handlerContext = handlerContext;
         }
 
-        /** Both stacks, and the switch between them: ALPN's choice over TLS, else the client's first bytes. */
+        /**
+         * Both stacks, and the switch between them: ALPN's choice over TLS, else the client's first bytes, once
+         * there are enough of them to tell ({@link PrefaceGate}).
+         */
         org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Future<ServerTerminator>> switching(
                 InetSocketAddress remote) {
             var http1 = http1(remote).asScala();
@@ -245,7 +248,8 @@ public final class ServerStack {
             return context.isSecure()
                     ? extension.httpsWithAlpn((org.apache.pekko.http.scaladsl.HttpsConnectionContext) context, http1,
                             http2)
-                    : Http2$.MODULE$.priorKnowledge(http1, http2);
+                    : Flow.fromGraph(new PrefaceGate())
+                            .viaMat(Http2$.MODULE$.priorKnowledge(http1, http2), Keep.right()).asScala();
         }
 
         /** HTTP/1.1, answering a request to upgrade to h2c by switching the connection to HTTP/2. */
