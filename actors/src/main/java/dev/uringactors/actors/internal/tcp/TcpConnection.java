@@ -418,8 +418,12 @@ public final class TcpConnection {
 
     private void readIfWanted() {
         if (reading == Reading.IDLE && wantsReading()) {
-            Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
             TcpRing tcpRing = TcpRing.of(loop);
+            if (!tcpRing.isOpen()) { // it closed after the connection was made: end as its RingClosed ends it
+                ctx.getSelf().tell(new RingClosed(new IllegalStateException("it closed before the connection read")));
+                return;
+            }
+            Runnable onData = tcp.idleTimeout() == null ? () -> { } : () -> lastActivity = System.nanoTime();
             recv = new TcpOps.MultishotRecv(fd, tcpRing.recvBuffers(), tcpRing.recvLimit(), handler(), ctx.getSelf(),
                     onData);
             loop.issuer().issue(recv);

@@ -63,6 +63,11 @@ final class TcpRing implements RingResource {
         }
     }
 
+    /** A generation of the ring is open now: it is neither closed for good nor between a failure and its restart. */
+    boolean isOpen() {
+        return generation != null;
+    }
+
     /** The provided buffers of the ring's generation open now, registered on first use. */
     BufferRing recvBuffers() {
         if (generation == null) {
