@@ -71,9 +71,7 @@ class ReadAheadTest {
 
     @Test
     void aHandlerThatSuspendsGetsAtMostTwoReceivesMoreThenEveryByteOnResuming() throws Exception {
-        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || kernelTakesTheLimit(),
-                "a multishot receive's limit needs Linux 6.17 (before, the ring reads without one); this is "
-                        + Probe.kernelRelease());
+        assumeTheLimitHolds();
         TestProbe<Event> events = testKit.createTestProbe(Event.class);
         UringTcp.get(testKit.system()).manager().tell(new Bind(events.getRef(),
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
@@ -121,9 +119,7 @@ class ReadAheadTest {
      */
     @Test
     void manyPeersSendingAtOnceCanEachSendOnlyWhatTheBuffersAndTheReadAheadTake() throws Exception {
-        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || kernelTakesTheLimit(),
-                "a multishot receive's limit needs Linux 6.17 (before, the ring reads without one); this is "
-                        + Probe.kernelRelease());
+        assumeTheLimitHolds();
         int peers = 16;
         int receiveBuffer = 1 << 20; // fixed, where the kernel would grow it up to tcp_rmem's most (32 MiB here)
         int sendBuffer = 64 * 1024;
@@ -206,6 +202,13 @@ class ReadAheadTest {
             }
             return Behaviors.same();
         });
+    }
+
+    /** Skips, saying why, where a ring's receive has no limit: before Linux 6.17, which reads it. */
+    private void assumeTheLimitHolds() {
+        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || kernelTakesTheLimit(),
+                "a multishot receive's limit needs Linux 6.17 (before, the ring reads without one); this is "
+                        + Probe.kernelRelease());
     }
 
     /** Linux 6.17 reads a multishot receive's limit. */
