@@ -46,7 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Http2SettingTest {
-    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private final ActorTestKit off = ActorTestKit.create();
     private final ActorTestKit on = ActorTestKit.create(ConfigFactory.parseString(
             "pekko.http.server.enable-http2 = on").withFallback(ConfigFactory.load()));
@@ -175,7 +174,7 @@ class Http2SettingTest {
     private static String answerToThePreface(ServerBinding binding) throws Exception {
         try (Socket s = new Socket("127.0.0.1", binding.localAddress().getPort())) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(PREFACE);
+            s.getOutputStream().write(Http2Test.PREFACE);
             InputStream in = s.getInputStream();
             return new String(in.readNBytes(8), StandardCharsets.US_ASCII);
         }

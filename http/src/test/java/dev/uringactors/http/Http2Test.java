@@ -20,6 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -51,6 +53,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Http2Test {
+    /** The client connection preface: RFC 9113, 3.4. */
+    static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private Http2Servers servers;
     private LinkedBlockingQueue<CompletableFuture<String>> slow;
 
@@ -160,21 +164,15 @@ class Http2Test {
         long before = OpenFds.all();
         try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS
-            s.getOutputStream().write(new byte[] {0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}); // WINDOW_UPDATE by 0
+            s.getOutputStream().write(PREFACE);
+            s.getOutputStream().write(frame(4, 0, 0, new byte[0])); // an empty SETTINGS
+            s.getOutputStream().write(frame(8, 0, 0, new byte[4])); // WINDOW_UPDATE by 0
             DataInputStream in = new DataInputStream(s.getInputStream());
-            while (true) {
-                int length = in.readUnsignedShort() << 8 | in.readUnsignedByte();
-                int type = in.readUnsignedByte();
-                in.readUnsignedByte(); // flags
-                in.readInt(); // stream
-                byte[] payload = in.readNBytes(length);
-                if (type == 7) { // GOAWAY: last stream, error code
-                    assertEquals(1, ByteBuffer.wrap(payload, 4, 4).getInt(), "PROTOCOL_ERROR");
-                    break;
-                }
-            }
+            Frame frame;
+            do {
+                frame = Frame.read(in);
+            } while (frame.type() != 7); // GOAWAY: last stream, error code
+            assertEquals(1, ByteBuffer.wrap(frame.payload(), 4, 4).getInt(), "PROTOCOL_ERROR");
             UringHttpTest.assertConnectionEnds(s);
         }
         long after = OpenFds.awaitAtMost(before, OpenFds::all);
@@ -189,44 +187,50 @@ class Http2Test {
     @ParameterizedTest
     @ValueSource(ints = {1, 12, 23})
     void anH2cPrefaceThatArrivesInTwoPiecesIsStillHttp2(int firstPiece) throws Exception {
-        byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
             s.setSoTimeout(10_000);
             s.setTcpNoDelay(true);
             OutputStream out = s.getOutputStream();
-            out.write(preface, 0, firstPiece);
+            out.write(PREFACE, 0, firstPiece);
             Thread.sleep(100); // a gap between the two writes, so that the server receives them apart
             ByteArrayOutputStream rest = new ByteArrayOutputStream();
-            rest.write(preface, firstPiece, preface.length - firstPiece);
+            rest.write(PREFACE, firstPiece, PREFACE.length - firstPiece);
             rest.write(frame(4, 0, 0, new byte[0])); // SETTINGS
             rest.write(frame(1, 0x5, 1, literalHeaders("GET", "/"))); // HEADERS, END_STREAM | END_HEADERS
             out.write(rest.toByteArray());
 
             DataInputStream in = new DataInputStream(s.getInputStream());
-            byte[] header = new byte[9];
-            in.readFully(header);
-            assertEquals(4, header[3], "a SETTINGS frame first, not HTTP/1.1: "
-                    + new String(header, StandardCharsets.US_ASCII));
-            in.readFully(new byte[length(header)]);
+            byte[] first = in.readNBytes(9);
+            assertEquals(4, first[3], "a SETTINGS frame first, not HTTP/1.1: "
+                    + new String(first, StandardCharsets.US_ASCII));
+            in.readNBytes(Frame.length(first));
             ByteArrayOutputStream data = new ByteArrayOutputStream();
-            boolean ended = false;
-            while (!ended) {
-                in.readFully(header);
-                byte[] payload = new byte[length(header)];
-                in.readFully(payload);
-                int streamId = ByteBuffer.wrap(header, 5, 4).getInt() & 0x7fffffff;
-                if (header[3] == 0 && streamId == 1) { // DATA of the request's stream
-                    data.write(payload);
-                    ended = (header[4] & 0x1) != 0;
+            Frame frame;
+            do {
+                frame = Frame.read(in);
+                if (frame.type() == 0 && frame.streamId() == 1) { // DATA of the request's stream
+                    data.writeBytes(frame.payload());
                 }
-            }
+            } while (!(frame.type() == 0 && frame.streamId() == 1 && (frame.flags() & 0x1) != 0)); // END_STREAM
             assertEquals(TestRoutes.HELLO, data.toString(StandardCharsets.UTF_8));
         }
     }
 
-    /** The payload length in a frame's header. */
-    private static int length(byte[] frameHeader) {
-        return (frameHeader[0] & 0xff) << 16 | (frameHeader[1] & 0xff) << 8 | frameHeader[2] & 0xff;
+    /** An HTTP/2 frame as read off a socket: RFC 9113, 4.1. */
+    private record Frame(int type, int flags, int streamId, byte[] payload) {
+        static Frame read(DataInputStream in) throws IOException {
+            byte[] header = in.readNBytes(9);
+            if (header.length < 9) {
+                throw new EOFException("the connection ended before a frame");
+            }
+            return new Frame(header[3], header[4] & 0xff, ByteBuffer.wrap(header, 5, 4).getInt() & 0x7fffffff,
+                    in.readNBytes(length(header)));
+        }
+
+        /** The payload length in a frame's header. */
+        static int length(byte[] header) {
+            return (header[0] & 0xff) << 16 | (header[1] & 0xff) << 8 | header[2] & 0xff;
+        }
     }
 
     /** An HTTP/2 frame: RFC 9113, 4.1. */
