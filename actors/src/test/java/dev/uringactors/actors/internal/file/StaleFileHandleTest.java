@@ -45,15 +45,22 @@ class StaleFileHandleTest {
     void aClosedHandleReachesNoFileEvenWhenItsNumberIsReused() throws Exception {
         Path first = Files.writeString(dir.resolve("first"), "first file");
         Path second = Files.writeString(dir.resolve("second"), "second file, opened later");
-        FileHandle stale = get(files.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE));
-        get(files.close(stale));
-        // The kernel gives the lowest free number. Another thread of this JVM may free a lower one meanwhile:
-        // hold such opens until the stale number comes back.
-        List<FileHandle> lower = new ArrayList<>();
-        FileHandle current = get(files.open(second, StandardOpenOption.READ, StandardOpenOption.WRITE));
-        while (current.fd() < stale.fd() && lower.size() < 64) {
-            lower.add(current);
+        // The kernel gives the lowest free number. Another thread of this JVM may free a lower one meanwhile (hold
+        // such opens until the stale number comes back), or take the stale one first (then close and open again).
+        List<FileHandle> held = new ArrayList<>();
+        FileHandle stale = null;
+        FileHandle current = null;
+        for (int attempt = 0; attempt < 10 && (current == null || current.fd() != stale.fd()); attempt++) {
+            if (current != null) {
+                held.add(current);
+            }
+            stale = get(files.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            get(files.close(stale));
             current = get(files.open(second, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            while (current.fd() < stale.fd() && held.size() < 64) {
+                held.add(current);
+                current = get(files.open(second, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            }
         }
         assertEquals(stale.fd(), current.fd(), "the closed file's number is given to the second file");
 
@@ -70,8 +77,8 @@ class StaleFileHandleTest {
         assertEquals("first file", Files.readString(first, StandardCharsets.US_ASCII));
         get(files.close(current));
         assertFailsWith(ClosedChannelException.class, files.read(current, 0, 100));
-        for (FileHandle held : lower) {
-            get(files.close(held));
+        for (FileHandle other : held) {
+            get(files.close(other));
         }
     }
 
