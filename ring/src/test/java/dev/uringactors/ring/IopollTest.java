@@ -21,14 +21,18 @@ class IopollTest {
     void odirectReadOnAnIopollRingWorksOrSaysTheDeviceHasNoPollQueues() throws Exception {
         Path file = dir.resolve("direct");
         Files.write(file, new byte[8192]);
+        Optional<Path> ioPoll = Hardware.ioPollFileOf(file);
+        Hardware.BLOCK_DEVICE.assume(ioPoll.isPresent(), "O_DIRECT polling cannot be tried off one");
+        boolean polled = Hardware.polled(ioPoll.get());
         Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
-        assumeTrue(queue.isPresent(), "the temp dir is not on a block device, so O_DIRECT polling cannot be tried");
+        assertEquals(ioPoll, queue.map(PolledIo.DeviceQueue::ioPollFile), "the library finds the device's queue");
+        assertEquals(polled, queue.get().polled());
 
         int fd = openDirect(file);
         try (Ring ring = Ring.open(4, SetupFlag.IOPOLL); NativeBuffer buf = NativeBuffer.allocateAligned(4096, 4096)) {
             ring.nextSqe().prepRead(fd, buf.address(), 4096, 0).userData(2);
             int res = Reaped.await(ring, 1).byUserData(2).res();
-            if (queue.get().polled()) {
+            if (polled) {
                 assertEquals(4096, res, "the device has poll queues: the polled read works");
             } else {
                 assertEquals(-Errno.EOPNOTSUPP, res);
@@ -46,9 +50,9 @@ class IopollTest {
     void withSqpollTheSqThreadPollsAndTheRingNeverEntersForCompletions() throws Exception {
         Path file = dir.resolve("polled");
         Files.write(file, new byte[8 * 4096]);
-        Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
-        assumeTrue(queue.isPresent() && queue.get().polled(), "needs a block device with poll queues (io_poll = 1)"
-                + " under the temp dir; " + queue.map(q -> q.ioPollFile() + " is 0").orElse("it is on none"));
+        Optional<Path> ioPoll = Hardware.ioPollFileOf(file);
+        Hardware.POLL_QUEUES.assume(ioPoll.isPresent() && Hardware.polled(ioPoll.get()),
+                ioPoll.map(f -> f + " is 0").orElse("the temp dir is on no block device"));
         int fd = openDirect(file);
         RingOptions options = RingOptions.defaults().withEntries(8).withSqThreadIdle(java.time.Duration.ofSeconds(1))
                 .withFlags(SetupFlag.SQPOLL, SetupFlag.IOPOLL);
@@ -71,13 +75,13 @@ class IopollTest {
         }
     }
 
-    /** {@code file} opened with O_DIRECT through a plain ring; the test is skipped where that cannot be done. */
+    /** {@code file}, on a block device, opened with O_DIRECT through a plain ring. */
     private static int openDirect(Path file) {
         try (Ring plain = Ring.open(4); NativeBuffer path = NativeBuffer.ofString(file.toString())) {
             plain.nextSqe().prepOpenat(OpFlags.AT_FDCWD, path.address(), OpFlags.O_RDONLY | OpFlags.oDirect(), 0)
                     .userData(1);
             int fd = Reaped.await(plain, 1).byUserData(1).res();
-            assumeTrue(fd >= 0, "O_DIRECT open failed here: " + Errno.name(fd));
+            assertTrue(fd >= 0, "O_DIRECT open of a file on a block device: " + Errno.name(fd));
             return fd;
         }
     }
@@ -91,7 +95,7 @@ class IopollTest {
 
     @Test
     void hybridIopollIsAcceptedWithIopoll() {
-        assumeTrue(RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL), "HYBRID_IOPOLL needs kernel 6.13");
+        assumeTrue(KernelFacts.atLeast(6, 13), "HYBRID_IOPOLL needs kernel 6.13, this is " + KernelFacts.release());
         try (Ring ring = Ring.open(4, SetupFlag.IOPOLL, SetupFlag.HYBRID_IOPOLL)) {
             assertTrue(ring.has(SetupFlag.HYBRID_IOPOLL));
         }
