@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still sees every element once; one that never rests leaves its ring its other work; and one still running on a
  * ring at shutdown is ended with the system, whose ring threads end too.
  */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class NearestRingMaterializerTest {
     private final ActorTestKit kit = TestRings.kit("uring.rings = 2");

@@ -1,6 +1,7 @@
 package dev.uringactors.http;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -35,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class HalfClosedPipelineTest {
     private static final byte[] REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final String ANSWER = "HTTP/1.1 200 OK";

@@ -1,12 +1,12 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** HTTPS: Pekko's TLS stage between the ring connection and the HTTP layer, with a certificate made here. */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class HttpsTest {
     private final ActorTestKit testKit = ActorTestKit.create();
     private ServerBinding binding;

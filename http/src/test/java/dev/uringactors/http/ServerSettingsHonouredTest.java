@@ -1,10 +1,10 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code pekko.http.server} settings that Pekko's own transport honours, honoured on the rings. */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class ServerSettingsHonouredTest {
     /**
      * A register time-out shorter than the test's waits: a connection the bind holds for a free slot must not be

@@ -1,5 +1,6 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.Http;
@@ -34,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class TerminationTest {
     private final ActorTestKit testKit = ActorTestKit.create();
     private final LinkedBlockingQueue<CompletableFuture<String>> slow = new LinkedBlockingQueue<>();

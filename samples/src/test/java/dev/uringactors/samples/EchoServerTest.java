@@ -1,6 +1,7 @@
 package dev.uringactors.samples;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -40,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class EchoServerTest {
     RunningServer running;
     InetSocketAddress server;

@@ -4,7 +4,6 @@ import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-@Tag("both-backends")
 @ExtendWith(RequiresIoUring.class)
 class FileCopyTest {
     @TempDir

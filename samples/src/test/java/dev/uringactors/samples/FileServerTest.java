@@ -1,11 +1,11 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.samples.HttpExchange.Response;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The file server's HTTP: every status and header it promises, and no byte from outside its root. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileServerTest {

@@ -1,9 +1,9 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class HttpServerTest {
     private static final String GET = "GET / HTTP/1.1\r\nHost: test\r\n\r\n";
     RunningServer running;

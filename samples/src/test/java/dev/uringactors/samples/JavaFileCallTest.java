@@ -1,7 +1,6 @@
 package dev.uringactors.samples;
 
 import dev.uringactors.ring.UringException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,7 +12,6 @@ import java.nio.file.StandardCopyOption;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-@Tag("both-backends")
 class JavaFileCallTest {
     @TempDir
     Path dir;

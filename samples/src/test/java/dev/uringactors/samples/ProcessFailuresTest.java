@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -130,19 +131,33 @@ class ProcessFailuresTest {
 
         Path sysctl = Path.of("/proc/sys/kernel/io_uring_disabled");
         String before = Files.readString(sysctl).strip();
+        assumeTrue(before.equals("0"), "kernel.io_uring_disabled is " + before + ", not 0, before this test switches"
+                + " it: an interrupted run may have left it so (sysctl kernel.io_uring_disabled=0 restores it)");
+        // Restored in the finally below, and by this hook if the JVM is ended before it gets there.
+        Thread restore = new Thread(() -> writeSysctl(sysctl, before), "restore-io_uring_disabled");
+        Runtime.getRuntime().addShutdownHook(restore);
         try {
-            Files.writeString(sysctl, "2"); // io_uring off for every process, root too
-        } catch (IOException e) {
-            assumeTrue(false, "cannot switch io_uring off here to see probe fail (" + e.getMessage() + ")");
-        }
-        try {
+            try {
+                Files.writeString(sysctl, "2"); // io_uring off for every process, root too
+            } catch (IOException e) {
+                assumeTrue(false, "cannot switch io_uring off here to see probe fail (" + e.getMessage() + ")");
+            }
             Process disabled = java(Main.class.getName(), List.of("-Dx=1"), "probe");
             String report = output(disabled);
             assertTrue(disabled.waitFor(10, TimeUnit.SECONDS));
             assertEquals(1, disabled.exitValue(), report);
             assertTrue(report.contains("io_uring is NOT available"), report);
         } finally {
-            Files.writeString(sysctl, before);
+            writeSysctl(sysctl, before);
+            Runtime.getRuntime().removeShutdownHook(restore);
+        }
+    }
+
+    private static void writeSysctl(Path sysctl, String value) {
+        try {
+            Files.writeString(sysctl, value);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not restore " + sysctl + " to " + value, e);
         }
     }
 }

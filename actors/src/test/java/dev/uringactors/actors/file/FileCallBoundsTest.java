@@ -1,12 +1,12 @@
 package dev.uringactors.actors.file;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * backend's dispatcher queue); a close never is. Readers that block hold the calls unanswered for as long as the
  * test needs, on either backend (on the rings they hold the ring thread itself).
  */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class FileCallBoundsTest {
     private static final int MAX_IN_FLIGHT = 2;

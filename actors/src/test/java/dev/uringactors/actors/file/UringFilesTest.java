@@ -1,5 +1,6 @@
 package dev.uringactors.actors.file;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.OpenFds;
@@ -30,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The CompletionStage facade: its stages complete on the file's ring thread, with no hop to another thread. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class UringFilesTest {
     @TempDir

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.stream;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
@@ -40,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The file stages close every file they open, however their stream ends and whenever their open completes. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileStagesCloseTest {

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.stream;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
@@ -15,7 +16,6 @@ import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-@Tag("both-backends")
+@BothBackends
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UringFileIOTest {

@@ -2,6 +2,7 @@ package dev.uringactors.actors.stream;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.OpenFds;
@@ -21,7 +22,6 @@ import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class UringTcpStreamsTest {
     @JUnit5TestKit
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString("uring.rings = 2"))

@@ -5,9 +5,9 @@ import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.ring.Errno;
-import dev.uringactors.ring.PolledIo;
+import dev.uringactors.ring.Hardware;
+import dev.uringactors.ring.KernelFacts;
 import dev.uringactors.ring.RequiresIoUring;
-import dev.uringactors.ring.SetupFlag;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
@@ -28,7 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** O_DIRECT files with uring.iopoll on a disk without poll queues (the usual VM disk). */
@@ -45,11 +44,11 @@ class DirectIoRoutingTest {
         byte[] data = new byte[8192];
         data[4096] = 42;
         Files.write(file, data);
-        Optional<PolledIo.DeviceQueue> queue = PolledIo.of(file);
-        assumeTrue(queue.isPresent(), "the temp dir is not on a block device");
-        assumeFalse(queue.get().polled(), "this disk has poll queues: the fallback cannot be seen here");
-        assumeTrue(!iopoll.equals("hybrid") || RequiresIoUring.probe().supports(SetupFlag.HYBRID_IOPOLL),
-                "HYBRID_IOPOLL needs kernel 6.13");
+        Optional<Path> ioPoll = Hardware.ioPollFileOf(file);
+        Hardware.NO_POLL_QUEUES.assume(ioPoll.isPresent() && !Hardware.polled(ioPoll.get()),
+                ioPoll.map(f -> f + " is 1: the fallback cannot be seen").orElse("the temp dir is on no block device"));
+        assumeTrue(!iopoll.equals("hybrid") || KernelFacts.atLeast(6, 13),
+                "HYBRID_IOPOLL needs kernel 6.13, this is " + KernelFacts.release());
 
         ActorTestKit testKit = TestRings.kit("uring { rings = 1, iopoll = " + iopoll + ", iopoll-fallback = " + fallback + " }");
         try {
@@ -59,7 +58,7 @@ class DirectIoRoutingTest {
                 ExecutionException e = assertThrows(ExecutionException.class, () -> open.get(10, TimeUnit.SECONDS));
                 UringException refused = assertInstanceOf(UringException.class, e.getCause());
                 assertEquals(Errno.EOPNOTSUPP, refused.errno());
-                assertTrue(refused.getMessage().contains(queue.get().ioPollFile().toString()), refused.getMessage());
+                assertTrue(refused.getMessage().contains(ioPoll.get().toString()), refused.getMessage());
                 return;
             }
             FileHandle handle = open.get(10, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.file;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
@@ -41,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-@Tag("both-backends")
+@BothBackends
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileActorTest {

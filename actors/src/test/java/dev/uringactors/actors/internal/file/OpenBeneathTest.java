@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.actors.file.UringFiles;
@@ -9,7 +10,6 @@ import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Opening beneath a directory: what lies inside opens, and no spelling or symlink leads outside. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenBeneathTest {

@@ -1,12 +1,12 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Many reads in one request: every position answered once, in order; bad requests refused whole. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class ReadBatchTest {
     private static final int SIZE = 200_000;

@@ -1,13 +1,13 @@
 package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Reads lent to a reader instead of copied: the reader sees exactly the bytes read, and nothing it does leaks. */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class ReadWithTest {
     private static final int SIZE = 300_000;

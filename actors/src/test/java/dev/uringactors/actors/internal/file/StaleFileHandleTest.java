@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
@@ -7,7 +8,6 @@ import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * A handle whose file was closed reaches no file, even once a later open has been given the same fd number: each
  * request fails with ClosedChannelException, and a second close closes nothing.
  */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 class StaleFileHandleTest {
     @TempDir

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
@@ -14,7 +15,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Received;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import dev.uringactors.actors.tcp.UringTcp;
-import dev.uringactors.ring.Probe;
+import dev.uringactors.ring.KernelFacts;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -23,7 +24,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.io.TcpSO;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -53,7 +53,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * JDK backend a connection reads one {@code pekko.io.tcp.direct-buffer-size} at a time (Pekko IO's pull mode),
  * here as much as the read-ahead; in Pekko's other mode a read went on while the socket held a full buffer.
  */
-@Tag("both-backends")
+@BothBackends
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReadAheadTest {
@@ -203,16 +203,9 @@ class ReadAheadTest {
 
     /** Skips, saying why, where a ring's receive has no limit: before Linux 6.17, which reads it. */
     private void assumeTheLimitHolds() {
-        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || kernelTakesTheLimit(),
+        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || KernelFacts.atLeast(6, 17),
                 "a multishot receive's limit needs Linux 6.17 (before, the ring reads without one); this is "
-                        + Probe.kernelRelease());
-    }
-
-    /** Linux 6.17 reads a multishot receive's limit. */
-    private static boolean kernelTakesTheLimit() {
-        String[] release = Probe.kernelRelease().split("[.-]");
-        int major = Integer.parseInt(release[0]);
-        return major > 6 || major == 6 && Integer.parseInt(release[1]) >= 17;
+                        + KernelFacts.release());
     }
 
     /** Tells {@code probe} every event, and suspends reading at the first data. */

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.stream.UringTcp;
 import dev.uringactors.actors.tcp.TcpProtocol.Ack;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
@@ -23,7 +24,6 @@ import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 /** A connection under the races that once lost bytes: reading suspended and resumed mid-flight, huge writes. */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class TcpConnectionHostileTest {
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -55,7 +56,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag("both-backends")
+@BothBackends
 class TcpProtocolTest {
     static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

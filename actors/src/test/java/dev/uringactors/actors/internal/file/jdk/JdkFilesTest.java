@@ -10,6 +10,7 @@ import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.OpenFds;
+import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -20,6 +21,7 @@ import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.channels.ClosedChannelException;
@@ -45,7 +47,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What the JDK backend's files promise beyond what the shared file tests check: OpenBeneath refuses every way
@@ -125,11 +126,10 @@ class JdkFilesTest {
     }
 
     @Test
+    @ExtendWith(RequiresIoUring.class) // a ring to compare with
     void openBeneathFailsWithTheRingsErrnoAndOperation() throws Exception {
-        ActorTestKit ring = TestRings.kit("uring { backend = auto, rings = 1 }");
+        ActorTestKit ring = TestRings.kit("uring { backend = io-uring, rings = 1 }");
         try {
-            assumeTrue(UringExtension.get(ring.system()).backend() == Backend.IO_URING,
-                    "io_uring is refused here: there is no ring to compare with");
             Path root = Files.createDirectories(tmp.resolve("compared"));
             Map<String, Integer> cases = beneathCases(root);
             UringFiles ringFiles = UringFiles.get(ring.system());
