@@ -32,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RouteDispatcherTest {
     private static final String BLOCKING_ROUTES = "blocking-routes { type = Dispatcher, "
             + "executor = thread-pool-executor, thread-pool-executor.fixed-pool-size = 16 }";
-    private static final long BLOCK_MILLIS = 2_000;
     private ActorTestKit testKit;
 
     @AfterEach
@@ -46,7 +45,7 @@ class RouteDispatcherTest {
     }
 
     @Test
-    void whileFourRoutesBlockOnTheirDispatcherEveryOtherConnectionIsServedAtOnce() throws Exception {
+    void whileFourRoutesBlockOnTheirDispatcherEveryOtherConnectionIsServed() throws Exception {
         start("");
         fourBlockingRoutesHoldUpNoOtherConnection();
     }
@@ -60,12 +59,15 @@ class RouteDispatcherTest {
 
     private void fourBlockingRoutesHoldUpNoOtherConnection() throws Exception {
         CountDownLatch blocking = new CountDownLatch(4);
+        // The four block until the others have been served (or for longer than a client waits for an answer): the
+        // others are served while they block, however slow the machine.
+        CountDownLatch release = new CountDownLatch(1);
         ServerBinding binding = UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
                 .withRouteDispatcher("blocking-routes")
                 .bindSync(request -> {
                     if (request.getUri().path().equals("/block")) {
                         blocking.countDown();
-                        Thread.sleep(BLOCK_MILLIS);
+                        release.await(30, TimeUnit.SECONDS);
                     }
                     return HttpResponse.create().withEntity(Thread.currentThread().getName());
                 })
@@ -82,34 +84,22 @@ class RouteDispatcherTest {
                     assertTrue(exchange(s, "/").contains("blocking-routes"), "routes run on their dispatcher");
                 }
             }
-            long blockedAt = System.nanoTime();
             for (int i = 0; i < 4; i++) {
                 blocked.add(connect(port));
                 send(blocked.get(i), "/block");
             }
-            assertTrue(blocking.await(10, TimeUnit.SECONDS), "four routes block");
-            // Each connection's best of three: on a machine shared with other work a thread may wait for a core
-            // now and then, but a connection held up by the blocking routes would wait for them every time.
-            List<Long> served = new ArrayList<>();
+            assertTrue(blocking.await(10, TimeUnit.SECONDS), "four routes block side by side");
+            // Each answered (within the sockets' 10 s timeout) while the four still block.
             for (Socket s : others) {
-                long best = Long.MAX_VALUE;
-                for (int attempt = 0; attempt < 3; attempt++) {
-                    long start = System.nanoTime();
-                    exchange(s, "/");
-                    best = Math.min(best, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-                }
-                served.add(best);
+                assertTrue(exchange(s, "/").contains("blocking-routes"), "served while the four block");
             }
-            long whileBlocked = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - blockedAt);
-            assertTrue(whileBlocked < BLOCK_MILLIS, "the 16 were served while the 4 blocked: " + whileBlocked + " ms");
-            assertTrue(served.stream().allMatch(ms -> ms < 50), "each served within 50 ms: " + served);
+            release.countDown();
             for (Socket s : blocked) {
                 String head = UringHttpTest.readHead(s.getInputStream());
                 assertTrue(head.startsWith("HTTP/1.1 200 OK"), head);
             }
-            long allFour = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - blockedAt);
-            assertTrue(allFour < 2 * BLOCK_MILLIS, "the four blocked side by side, not in turn: " + allFour + " ms");
         } finally {
+            release.countDown();
             for (Socket s : others) {
                 s.close();
             }

@@ -23,11 +23,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What a user of Pekko's Tcp and FileIO reaches for first, and where a connection's handler runs. */
@@ -54,16 +54,21 @@ class DropInTest {
         assertEquals(List.of(0, 1), stats.stream().map(RingLoopStats::ring).toList());
     }
 
-    /** The thread a connection's handler runs on, as the handler sees it. */
-    private String handlerThread(boolean onRingThread) throws Exception {
+    /** A connection's ring, and the thread its handler runs on, as the handler sees it. */
+    private record Handled(int ring, String thread) { }
+
+    /** Serves one connection with a handler that answers with the name of its thread. */
+    private Handled handle(boolean onRingThread) throws Exception {
         Flow<ByteString, ByteString, ?> whereAmI = Flow.of(ByteString.class)
                 .map(b -> ByteString.fromString(Thread.currentThread().getName() + "\n"));
         Materializer materializer = Materializer.matFromSystem(testKit.system());
         // A classic system, as a Pekko user would pass to Tcp.get.
         UringTcp tcp = UringTcp.get(Adapter.toClassic(testKit.system()));
+        // Checked outside the stream: an assertion failing in Sink.foreach would only fail the stream.
+        CompletableFuture<Integer> ring = new CompletableFuture<>();
         UringTcp.ServerBinding binding = tcp.bind("127.0.0.1", 0)
                 .to(Sink.foreach(c -> {
-                    assertTrue(c.ring() >= 0 && c.ring() < 2);
+                    ring.complete(c.ring());
                     c.handleWith(whereAmI, materializer, onRingThread);
                 }))
                 .run(testKit.system()).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -75,7 +80,7 @@ class DropInTest {
             for (int b; (b = in.read()) != '\n' && b >= 0; ) {
                 line.append((char) b);
             }
-            return line.toString();
+            return new Handled(ring.get(10, TimeUnit.SECONDS), line.toString());
         } finally {
             binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
@@ -83,8 +88,12 @@ class DropInTest {
 
     @Test
     void aConnectionsHandlerRunsOnItsRingThreadUnlessItOptsOut() throws Exception {
-        assertTrue(handlerThread(true).startsWith("uring-ring-"), "on the ring: " + handlerThread(true));
-        assertFalse(handlerThread(false).startsWith("uring-ring-"), "opted out");
+        Handled onRing = handle(true);
+        assertTrue(onRing.ring() >= 0 && onRing.ring() < 2, "the connection's ring: " + onRing.ring());
+        assertEquals("uring-ring-" + onRing.ring(), onRing.thread(), "on its ring's thread");
+        // The materializer's default dispatcher, not a ring's: a reply, so the handler ran.
+        String optedOut = handle(false).thread();
+        assertTrue(optedOut.contains("default-dispatcher"), "opted out: '" + optedOut + "'");
     }
 
     @Test

@@ -23,9 +23,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(RequiresIoUring.class)
 class FairLoopTest {
-    private static final Duration ASK_BOUND = Duration.ofMillis(50);
+    /** Not starved: an ask is answered within seconds however busy the machine (its latency is the bench's). */
+    private static final Duration ANSWER_BOUND = Duration.ofSeconds(5);
 
     // The register timeout shorter than the idle one: an unregistered connection has no data either, and with
     // equal timeouts an idle check on a loaded CPU could close it first, for the other reason.
@@ -62,11 +65,16 @@ class FairLoopTest {
     /** Starts the busy actor on ring 0 and waits until it is running. */
     private void keepRingBusy() {
         kit.spawn(busy(), "busy", Rings.get(kit.system()).dispatcher(0)).tell("go");
+        awaitBusyTurns(10_000, "the busy actor runs");
+    }
+
+    /** Waits up to 10 s until the busy actor has taken {@code turns} turns in all. */
+    private void awaitBusyTurns(long turns, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (busyTurns.get() < 10_000 && System.nanoTime() < deadline) {
+        while (busyTurns.get() < turns && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertTrue(busyTurns.get() >= 10_000, "the busy actor runs");
+        assertTrue(busyTurns.get() >= turns, what + ": " + busyTurns.get() + " of " + turns + " turns");
     }
 
     @Test
@@ -76,16 +84,14 @@ class FairLoopTest {
             return Behaviors.same();
         }), "echo", Rings.get(kit.system()).dispatcher(0));
         keepRingBusy();
-        long slowest = 0;
         for (int i = 0; i < 100; i++) {
-            long start = System.nanoTime();
-            AskPattern.<Ping, Long>ask(echo, Ping::new, Duration.ofSeconds(2), kit.system().scheduler())
-                    .toCompletableFuture().get(2, TimeUnit.SECONDS);
-            slowest = Math.max(slowest, System.nanoTime() - start);
+            CompletableFuture<Long> answer = AskPattern.<Ping, Long>ask(echo, Ping::new, ANSWER_BOUND,
+                    kit.system().scheduler()).toCompletableFuture();
+            assertDoesNotThrow(() -> answer.get(ANSWER_BOUND.toMillis(), TimeUnit.MILLISECONDS),
+                    "ask " + (i + 1) + " of 100 answered within " + ANSWER_BOUND);
         }
-        long before = busyTurns.get();
-        assertTrue(slowest <= ASK_BOUND.toNanos(), "slowest of 100 asks: " + slowest / 1000 + " us");
-        assertTrue(busyTurns.get() > before || busyTurns.get() > 10_000, "the busy actor kept running");
+        // Fair, not a pause: the asks answered, the busy actor still runs.
+        awaitBusyTurns(busyTurns.get() + 10_000, "the busy actor kept running");
     }
 
     @Test

@@ -25,8 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(RequiresIoUring.class)
 class WaitStrategyActorsTest {
-    /** Runs {@code requests} NOP round trips, one every {@code gapNanos}; returns the ring thread's CPU time. */
-    private static long lightLoad(String strategy, int requests, long gapNanos) throws Exception {
+    /** What a light load cost the ring thread: its CPU time, and the waits it blocked in the kernel. */
+    private record Cost(long cpuNanos, long blocks) {
+    }
+
+    /** Runs {@code requests} NOP round trips, one every {@code gapNanos}; returns what they cost the ring thread. */
+    private static Cost lightLoad(String strategy, int requests, long gapNanos) throws Exception {
         ActorTestKit testKit = TestRings.kit("uring { rings = 1, wait-strategy = " + strategy + " }");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
@@ -38,7 +42,9 @@ class WaitStrategyActorsTest {
                 assertTrue(probe.receiveMessage(Duration.ofSeconds(5)).isSuccess());
                 LockSupport.parkNanos(gapNanos);
             }
-            return TestRings.stats(testKit.system(), 0).cpuTimeNanos() - before.cpuTimeNanos();
+            RingLoopStats after = TestRings.stats(testKit.system(), 0);
+            return new Cost(after.cpuTimeNanos() - before.cpuTimeNanos(),
+                    after.waitStats().blocks() - before.waitStats().blocks());
         } finally {
             testKit.shutdownTestKit();
         }
@@ -47,15 +53,20 @@ class WaitStrategyActorsTest {
     @ParameterizedTest
     @ValueSource(strings = {"interrupt", "classic", "hybrid"})
     void eachStrategyServesRequests(String strategy) throws Exception {
-        assertTrue(lightLoad(strategy, 200, 0) > 0);
+        assertTrue(lightLoad(strategy, 200, 0).cpuNanos() > 0);
     }
 
+    /**
+     * Classic spins through the gaps between requests; hybrid, with only the wake-up read in flight, blocks in the
+     * kernel (how much CPU that saves is the bench's figure, wait-modes). Most gaps, not all: on a busy machine
+     * the next request may come before the ring thread has got to its wait.
+     */
     @Test
-    void underLightLoadHybridUsesFarLessRingThreadCpuThanClassic() throws Exception {
-        long classic = lightLoad("classic", 300, 2_000_000);
-        long hybrid = lightLoad("hybrid", 300, 2_000_000);
-        assertTrue(hybrid < classic / 2, "ring-thread CPU: hybrid " + hybrid / 1_000_000 + " ms, classic "
-                + classic / 1_000_000 + " ms");
+    void underLightLoadHybridBlocksInTheKernelBetweenRequests() throws Exception {
+        int requests = 300;
+        long blocks = lightLoad("hybrid", requests, 2_000_000).blocks();
+        assertTrue(blocks >= requests / 2, "hybrid blocked in the kernel " + blocks + " times in " + requests
+                + " gaps");
     }
 
     /**
