@@ -10,11 +10,8 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisException;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,15 +34,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KvClusterTest {
     /** Failure detection (3 s) + the resolver's stable-after (5 s) + handoff, with room for a loaded machine. */
     private static final long ERROR_WINDOW_SECONDS = 40;
-    private static final long START_SECONDS = 90;
+    private static final long START_SECONDS = KvNodeProcess.START_SECONDS;
 
     @TempDir
     Path aof;
-    private final List<Process> nodes = new ArrayList<>();
+    private final List<KvNodeProcess> nodes = new ArrayList<>();
 
     @AfterEach
     void stopNodes() {
-        nodes.forEach(Process::destroyForcibly);
+        nodes.forEach(KvNodeProcess::close);
     }
 
     private static int freePort() throws IOException {
@@ -54,33 +51,9 @@ class KvClusterTest {
         }
     }
 
-    /** Starts a node and waits until it listens; its output is echoed with its name. */
     private void startNode(String name, int port, int artery, String seeds) throws Exception {
-        Process p = ProcessFailuresTest.java("dev.uringactors.samples.Main",
-                List.of("-Xmx256m", "-During.rings=1", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                "kv", "--port", String.valueOf(port), "--cluster", "127.0.0.1:" + artery, "--seeds", seeds,
-                "--aof", aof.toString(), "--fsync", "always");
-        nodes.add(p);
-        CompletableFuture<Void> listening = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = lines.readLine()) != null; ) {
-                    if (line.startsWith("kv listening on")) {
-                        listening.complete(null);
-                    }
-                    if (line.contains("WARN") || line.contains("ERROR") || line.startsWith("kv listening")) {
-                        System.out.println(name + ": " + line);
-                    }
-                }
-            } catch (IOException e) {
-                // the node was killed
-            }
-            listening.completeExceptionally(new IllegalStateException(name + " ended before listening"));
-        }, "kv-node-" + name);
-        reader.setDaemon(true);
-        reader.start();
-        listening.get(START_SECONDS, TimeUnit.SECONDS);
+        nodes.add(KvNodeProcess.start(name, "--port", String.valueOf(port), "--cluster", "127.0.0.1:" + artery,
+                "--seeds", seeds, "--aof", aof.toString(), "--fsync", "always"));
     }
 
     private static Jedis client(int port) {
@@ -171,8 +144,7 @@ class KvClusterTest {
         }
         await("writes before the kill", 60, () -> acknowledged.size() > 500);
         long killed = System.nanoTime();
-        nodes.get(2).destroyForcibly(); // SIGKILL
-        assertTrue(nodes.get(2).waitFor(10, TimeUnit.SECONDS));
+        nodes.get(2).kill();
         await("A and B see C gone and every shard answers again", ERROR_WINDOW_SECONDS,
                 () -> membersUp(ports[0], 2) && everyShardAnswers(ports[0]) && everyShardAnswers(ports[1]));
         long settled = acknowledged.size();

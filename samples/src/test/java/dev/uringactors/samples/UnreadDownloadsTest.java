@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,15 +24,17 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Clients that ask the file server for a large file and never read it. Each once parked a kernel worker (an
  * {@code iou-wrk} thread) in a SPLICE to its full, blocking socket: 200 such clients grew the server by 200
- * threads. Here 500 of them: the server's workers stay within the io-wq cap, another client is served at once,
- * and once they close, threads, fds and RSS come back to where they were. It runs in the load tests' JVM (see
- * the pom), whose heap is resident whole from the start: RSS moves only with native memory.
+ * threads. Here 500 of them: the server's workers stay within the io-wq cap, another client is still answered
+ * (how fast is printed, not asserted: speed is the benchmarks' to measure), and once they close, threads, fds
+ * and RSS come back to where they were. It runs in the load tests' JVM (see the pom), whose heap is resident
+ * whole from the start: RSS moves only with native memory.
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -39,10 +42,10 @@ class UnreadDownloadsTest {
     private static final int CLIENTS = 500;
     /** Sparse: it takes no disk, and every client is sent the same page-cache zeros. */
     private static final long HUGE = 200L << 20;
-    private static final long SERVED_WITHIN_MILLIS = 100;
+    /** A liveness bound, not a speed: a client starved by the stalled downloads would wait for ever. */
+    private static final Duration ANSWERED_WITHIN = Duration.ofSeconds(10);
     /** A file large enough to be spliced (uring.tcp.splice-threshold): it needs the kernel's workers. */
     private static final int SPLICED = 1 << 20;
-    private static final long SPLICED_WITHIN_MILLIS = 1000;
     /** Each client costs the process about 6 fds: its socket, the server's, the file, the pipe's two ends. */
     private static final int FDS_PER_CLIENT = 6;
     /** Unread bytes each client holds before the stall is watched: its download is under way. */
@@ -114,10 +117,10 @@ class UnreadDownloadsTest {
             }));
             LockSupport.parkNanos(STALLED_NANOS); // the clients stall: the peak is of the server stuck with them
             long start = System.nanoTime();
-            assertEquals("small", fetch("/small.txt").text());
+            assertEquals("small", answered("/small.txt").text());
             servedInMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             start = System.nanoTime();
-            assertEquals(SPLICED, fetch("/spliced.bin").body().length);
+            assertEquals(SPLICED, answered("/spliced.bin").body().length);
             splicedInMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             peakWorkers = peak.peak();
             peakThreads = peakAll.peak();
@@ -131,8 +134,6 @@ class UnreadDownloadsTest {
                         + "spliced in %d ms%n", CLIENTS, threads, workers, peakThreads, peakWorkers, workerCap,
                 servedInMillis, splicedInMillis);
         assertTrue(peakWorkers <= workerCap, peakWorkers + " io-wq workers, cap " + workerCap);
-        assertTrue(servedInMillis < SERVED_WITHIN_MILLIS, "a small file took " + servedInMillis + " ms");
-        assertTrue(splicedInMillis < SPLICED_WITHIN_MILLIS, "a spliced file took " + splicedInMillis + " ms");
 
         // Idle workers end after 5 s, but the kernel keeps the last one of each kind (bounded, unbounded) per ring.
         long threadLimit = threads - workers + JVM_THREAD_SLACK + 2L * RINGS;
@@ -151,6 +152,12 @@ class UnreadDownloadsTest {
         try (HttpExchange exchange = new HttpExchange(running.address)) {
             return exchange.exchange(HttpExchange.get(target, ""));
         }
+    }
+
+    /** {@link #fetch}, failed unless answered within {@link #ANSWERED_WITHIN}. */
+    private HttpExchange.Response answered(String target) {
+        return assertTimeoutPreemptively(ANSWERED_WITHIN, () -> fetch(target), () -> target + " not answered within "
+                + ANSWERED_WITHIN.toSeconds() + " s beside " + CLIENTS + " unread downloads");
     }
 
     private Socket requestHuge() throws IOException {
