@@ -70,7 +70,7 @@ class FileStagesCloseTest {
             }
             CompletionStage<IOResult> io = UringFileIO.fromPath(file).to(Sink.ignore()).run(system);
             io.toCompletableFuture().handle((r, e) -> r).get(10, TimeUnit.SECONDS);
-            assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+            OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
         } finally {
             broken.shutdownTestKit();
         }
@@ -82,7 +82,7 @@ class FileStagesCloseTest {
         // Sink.cancelled cancels as the stream starts: the stage stops before the open can have been answered.
         CompletionStage<IOResult> io = UringFileIO.fromPath(file).to(Sink.cancelled()).run(kit.system());
         assertEquals(0, io.toCompletableFuture().get(10, TimeUnit.SECONDS).getCount());
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     @Test
@@ -95,7 +95,7 @@ class FileStagesCloseTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> io.toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertInstanceOf(IOOperationIncompleteException.class, e.getCause());
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     @Test
@@ -119,7 +119,7 @@ class FileStagesCloseTest {
             awaitWritten(file);
         }
         materializer.shutdown();
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     private static Source<ByteString, ?> endless() {
