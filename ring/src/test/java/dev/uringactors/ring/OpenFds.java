@@ -17,7 +17,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -146,47 +145,6 @@ public final class OpenFds {
         public String toString() {
             return fds.toString();
         }
-    }
-
-    // The count-based API, until its callers have moved to snapshots.
-
-    public static long all() {
-        return list(SELF, Kind.ALL).size();
-    }
-
-    public static long sockets() {
-        return list(SELF, Kind.SOCKETS).size();
-    }
-
-    public static long socketsOnPort(int port) {
-        return list(SELF, Kind.socketsOnPort(port)).size();
-    }
-
-    public static long under(Path dir) {
-        return list(SELF, Kind.under(dir)).size();
-    }
-
-    public static String describe() {
-        return list(SELF, Kind.ALL).toString();
-    }
-
-    public static String describeUnder(Path dir) {
-        return list(SELF, Kind.under(dir)).toString();
-    }
-
-    /** Waits up to 30 s for {@code count} to come down to {@code limit}; returns the last count. */
-    public static long awaitAtMost(long limit, LongSupplier count) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long now;
-        while ((now = count.getAsLong()) > limit && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        return now;
-    }
-
-    public static void assertBackTo(long before, LongSupplier count, String what) {
-        long after = awaitAtMost(before, count);
-        assertTrue(after <= before, () -> what + ": " + after + " open, " + before + " before; " + describe());
     }
 
     private static SortedMap<Integer, String> list(Path fdDir, Kind... kinds) {

@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KvHostileClientsLoadTest {
     private static final long RSS_SLACK = 64L << 20;
     private RunningKv kv;
-    private long socketsBefore;
+    private OpenFds.Snapshot socketsBefore;
     private long rssBefore;
 
     @BeforeAll
@@ -53,7 +53,7 @@ class KvHostileClientsLoadTest {
         kv = RunningKv.start("");
         hundredThousandIncrs("warm-up"); // the pools and buffers a busy connection uses, made before the baseline
         System.gc();
-        socketsBefore = OpenFds.sockets();
+        socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         rssBefore = Rss.now();
     }
 
@@ -244,7 +244,7 @@ class KvHostileClientsLoadTest {
     @Test
     @Order(7)
     void socketsAndResidentMemoryComeBack() {
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets after the hostile clients");
+        socketsBefore.assertNoneNew("sockets after the hostile clients");
         System.gc();
         long rss = Rss.now();
         System.out.printf("kv hostile clients: RSS %d MiB before, %d MiB after%n", rssBefore >> 20, rss >> 20);
