@@ -77,14 +77,14 @@ class HalfClosedPipelineTest {
         ServerBinding binding = server.bind(TestRoutes.routes(CompletableFuture::new))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         try {
-            long socketsBefore = OpenFds.sockets();
+            OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
             try (Socket s = new Socket("127.0.0.1", binding.localAddress().getPort())) {
                 s.setSoTimeout(CLOSE_WITHIN_MILLIS);
                 s.getOutputStream().write(pipelined(requests));
                 s.shutdownOutput();
                 assertEquals(requests, answersUntilEndOfStream(s.getInputStream()), "answers before the close");
             }
-            OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
+            sockets.assertNoneNew("sockets left open");
         } finally {
             binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }

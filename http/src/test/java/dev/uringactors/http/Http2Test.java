@@ -136,7 +136,7 @@ class Http2Test {
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aStreamResetMidBodyLeavesTheConnectionAndItsOtherStreamsServed(Mode mode) throws Exception {
-        long before = OpenFds.all();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         byte[] other = random(4 << 20, 5);
         try (H2Client client = connect(mode)) {
             CompletableFuture<Response> alongside = client.post("/echo", other);
@@ -151,8 +151,7 @@ class Http2Test {
         try (H2Client another = connect(mode)) {
             assertEquals(TestRoutes.HELLO, await(another.get("/")).text(), "the server still serves");
         }
-        long after = OpenFds.awaitAtMost(before, OpenFds::all);
-        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+        sockets.assertNoneNew("sockets left open");
     }
 
     /**
@@ -161,7 +160,7 @@ class Http2Test {
      */
     @Test
     void aProtocolErrorGetsGoAwayAndTheConnectionEnds() throws Exception {
-        long before = OpenFds.all();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         try (Socket s = new Socket("127.0.0.1", servers.port(false))) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write(PREFACE);
@@ -175,8 +174,7 @@ class Http2Test {
             assertEquals(1, ByteBuffer.wrap(frame.payload(), 4, 4).getInt(), "PROTOCOL_ERROR");
             UringHttpTest.assertConnectionEnds(s);
         }
-        long after = OpenFds.awaitAtMost(before, OpenFds::all);
-        assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
+        sockets.assertNoneNew("sockets left open");
     }
 
     /**
@@ -303,7 +301,7 @@ class Http2Test {
     @ParameterizedTest
     @MethodSource("bothServersEachWay")
     void terminateSendsGoAwayLetsTheStreamInFlightFinishAndLeavesNoFd(boolean pekkosOwn, Mode mode) throws Exception {
-        long before = OpenFds.all();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         ServerBinding binding = servers.bind(mode == Mode.TLS, pekkosOwn);
         try (H2Client client = H2Client.connect(mode, binding.localAddress().getPort(),
                 servers.certificate.trust())) {
@@ -330,10 +328,7 @@ class Http2Test {
                 client.closed().get(10, TimeUnit.SECONDS);
             }
         }
-        if (!pekkosOwn) { // Pekko's own TCP opens its selector when first used, and keeps it
-            long after = OpenFds.awaitAtMost(before, OpenFds::all);
-            assertTrue(after <= before, "fds before " + before + ", after " + after + ": " + OpenFds.describe());
-        }
+        sockets.assertNoneNew("sockets left open");
     }
 
     static Stream<Arguments> bothServersEachWay() {

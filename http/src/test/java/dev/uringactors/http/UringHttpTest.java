@@ -194,7 +194,7 @@ class UringHttpTest {
 
     @Test
     void peersThatResetInEveryPhaseLeaveNoSocketAndOthersAreStillServed() throws Exception {
-        long before = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         String[] phases = {"", "GET / HTTP/1.1\r\nHost: x\r\nX-Partial: ", "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nsome of the body"};
         for (int round = 0; round < 25; round++) {
@@ -209,13 +209,12 @@ class UringHttpTest {
             s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             assertTrue(readHead(s.getInputStream()).startsWith("HTTP/1.1 200 OK"), "still serving");
         }
-        long after = OpenFds.awaitAtMost(before, OpenFds::sockets);
-        assertTrue(after <= before, "sockets before " + before + ", after " + after + ": none left behind");
+        sockets.assertNoneNew("sockets left behind");
     }
 
     @Test
     void afterTerminateNoSocketOfTheServerRemains() throws Exception {
-        long before = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         ServerBinding other = UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0)
                 .bindSync(request -> org.apache.pekko.http.javadsl.model.HttpResponse.create().withEntity("sync"))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -223,13 +222,13 @@ class UringHttpTest {
             s.setSoTimeout(10_000);
             s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             assertTrue(readHead(s.getInputStream()).startsWith("HTTP/1.1 200 OK"));
-            assertEquals(2, OpenFds.socketsOnPort(other.localAddress().getPort()),
-                    "the listener, and the connection's end on the server");
+            OpenFds.Snapshot server = OpenFds.snapshot(OpenFds.Kind.socketsOnPort(other.localAddress().getPort()));
+            assertEquals(2, server.fds().size(), "the listener, and the connection's end on the server: " + server);
             other.terminate(Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals("sync", new String(s.getInputStream().readNBytes(4), StandardCharsets.US_ASCII));
             assertConnectionEnds(s); // idle: ended at once (Pekko HTTP fails it, so the peer may see a reset)
         }
-        OpenFds.assertBackTo(before, OpenFds::sockets, "sockets after terminate");
+        sockets.assertNoneNew("sockets after terminate");
     }
 
     /** The peer's read ends: end of stream, or a reset. */

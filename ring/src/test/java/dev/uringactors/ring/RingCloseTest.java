@@ -64,7 +64,7 @@ class RingCloseTest {
 
     @Test
     void aThousandRingsLeaveNoFdAndNoMappingBehind() throws IOException {
-        long fdsBefore = ioUringFds();
+        OpenFds.Snapshot rings = OpenFds.snapshot(OpenFds.Kind.IO_URING);
         long mapsBefore = ioUringMappings();
         for (int i = 0; i < 1000; i++) {
             try (Ring ring = Ring.open(8, SetupFlag.SINGLE_ISSUER)) {
@@ -73,24 +73,11 @@ class RingCloseTest {
                 ring.reap((ud, res, flags) -> { });
             }
         }
+        rings.assertNoneNew("io_uring fds left open");
         // At most as many: a ring an earlier test left to the garbage collector may close meanwhile.
-        long fdsAfter = ioUringFds();
-        assertTrue(fdsAfter <= fdsBefore, "io_uring fds in /proc/self/fd: " + fdsAfter + ", " + fdsBefore + " before");
         long mapsAfter = ioUringMappings();
         assertTrue(mapsAfter <= mapsBefore, "io_uring mappings in /proc/self/maps: " + mapsAfter + ", " + mapsBefore
                 + " before");
-    }
-
-    private static long ioUringFds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.filter(fd -> {
-                try {
-                    return Files.readSymbolicLink(fd).toString().contains("io_uring");
-                } catch (IOException gone) {
-                    return false;
-                }
-            }).count();
-        }
     }
 
     private static long ioUringMappings() throws IOException {

@@ -137,7 +137,7 @@ abstract class FileServerLoad {
 
     @Test
     void aThousandConcurrentDownloadsArriveWholeWhileMemoryStaysBounded() throws Exception {
-        long fds = OpenFds.all();
+        OpenFds.Snapshot fds = downloadFds();
         long baseline = settledRss();
         List<Socket> sockets = new ArrayList<>();
         ExecutorService readers = Executors.newFixedThreadPool(50);
@@ -167,12 +167,12 @@ abstract class FileServerLoad {
             readers.shutdownNow();
             sockets.forEach(FileServerLoad::closeQuietly);
         }
-        assertFdsBackTo(fds);
+        fds.assertNoneNew("sockets, files, pipes or rings left open");
     }
 
     @Test
     void clientsThatStallMidDownloadHoldOneChunkEach() throws Exception {
-        long fds = OpenFds.all();
+        OpenFds.Snapshot fds = downloadFds();
         long baseline = settledRss();
         List<Socket> sockets = new ArrayList<>();
         try (Peak peak = new Peak("rss", Rss::now)) {
@@ -204,12 +204,12 @@ abstract class FileServerLoad {
         } finally {
             sockets.forEach(FileServerLoad::closeQuietly);
         }
-        assertFdsBackTo(fds);
+        fds.assertNoneNew("sockets, files, pipes or rings left open");
     }
 
     @Test
     void aFileTruncatedWhileItIsSentEndsThatResponseOnly() throws Exception {
-        long fds = OpenFds.all();
+        OpenFds.Snapshot fds = downloadFds();
         Path shrinking = Files.copy(root.resolve("big.bin"), root.resolve("shrinking.bin"));
         try (Socket s = request("/shrinking.bin")) {
             InputStream in = s.getInputStream();
@@ -228,7 +228,7 @@ abstract class FileServerLoad {
         try (HttpExchange other = new HttpExchange(server)) {
             assertEquals("hello", other.exchange(HttpExchange.get("/hello.txt", "")).text());
         }
-        assertFdsBackTo(fds);
+        fds.assertNoneNew("sockets, files, pipes or rings left open");
     }
 
     @Test
@@ -249,15 +249,15 @@ abstract class FileServerLoad {
                 new HttpExchange(server).exchange(HttpExchange.get("/hello.txt", "Connection: close\r\n")).body());
     }
 
-    /** Every socket, file and pipe of the test closed (the count may end lower: a test before left one late). */
-    private static void assertFdsBackTo(long before) {
-        long now = OpenFds.awaitAtMost(before, OpenFds::all);
-        assertTrue(now <= before, () -> now + " fds open, " + before + " before: " + OpenFds.describe());
+    /** What a download holds (its socket, the file, a splice's pipe) and what a server holds: its rings. */
+    private OpenFds.Snapshot downloadFds() {
+        return OpenFds.snapshot(OpenFds.Kind.SOCKETS, OpenFds.Kind.PIPES, OpenFds.Kind.IO_URING,
+                OpenFds.Kind.under(base));
     }
 
     @Test
     void shuttingDownMidDownloadClosesEverySocketFileAndPipe() throws Exception {
-        long fds = OpenFds.all();
+        OpenFds.Snapshot fds = downloadFds();
         RunningServer second = RunningServer.start((address, bound) -> FileServer.create(address, bound, root),
                 "uring.tcp { splice-threshold = " + spliceThreshold() + ", file-chunk = " + CHUNK + " }");
         List<Socket> sockets = new ArrayList<>();
@@ -278,7 +278,7 @@ abstract class FileServerLoad {
             assertTrue(rest < BIG, "the server closed the connection");
             s.close();
         }
-        assertFdsBackTo(fds);
+        fds.assertNoneNew("sockets, files, pipes or rings left open");
     }
 
     private static void closeQuietly(Socket s) {

@@ -71,7 +71,7 @@ class HostileClientsTest {
     @Test
     void aThousandClientsThatResetLeaveNoFdBehind() throws Exception {
         assertHttpServes();
-        long before = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         for (int i = 0; i < 1000; i++) {
             try (Socket s = connect(http.address)) {
                 s.setSoLinger(true, 0); // close sends RST
@@ -84,8 +84,7 @@ class HostileClientsTest {
         for (int i = 0; i < 10; i++) {
             assertHttpServes();
         }
-        long after = OpenFds.awaitAtMost(before, OpenFds::sockets);
-        assertTrue(after <= before, "socket fds before " + before + ", after 1,000 resets " + after);
+        sockets.assertNoneNew("sockets after 1,000 resets");
     }
 
     @ParameterizedTest(name = "half-close: {0}")
@@ -174,7 +173,7 @@ class HostileClientsTest {
 
     @Test
     void shuttingDownWithAThousandOpenConnectionsClosesEveryOne() throws Exception {
-        long before = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         RunningServer server = RunningServer.start(EchoServer::create);
         List<Socket> clients = new ArrayList<>();
         try {
@@ -193,8 +192,7 @@ class HostileClientsTest {
                 s.close();
             }
         }
-        long after = OpenFds.awaitAtMost(before, OpenFds::sockets);
-        assertTrue(after <= before, "socket fds before the server " + before + ", after its shutdown " + after);
+        sockets.assertNoneNew("sockets after the server's shutdown");
     }
 
     /** Whether the peer closed: end of stream or a reset; a read that times out is neither. */

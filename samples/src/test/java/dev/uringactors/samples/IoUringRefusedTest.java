@@ -14,8 +14,6 @@ import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,15 +50,13 @@ class IoUringRefusedTest {
         try {
             int port = out.awaitPort();
             InetSocketAddress server = new InetSocketAddress("127.0.0.1", port);
-            long baseline = sockets(p);
+            OpenFds.Snapshot listening = OpenFds.snapshotOf(p, OpenFds.Kind.SOCKETS);
             if (sample.equals("echo")) {
                 echoHostileClients(server);
             } else {
                 httpHostileClients(server);
             }
-            long after = awaitSocketsAtMost(p, baseline);
-            assertTrue(after <= baseline, "the child's sockets: " + baseline + " when it listened, " + after
-                    + " after the clients");
+            listening.assertNoneNew("the child's sockets after the clients");
             assertEquals(1, out.count(WARNING), "one warning naming the reason:\n" + out);
             assertTrue(out.lines().stream().anyMatch(l -> l.contains(WARNING) && l.contains("WARN")
                     && l.contains("JDK backend")), out.toString());
@@ -195,29 +190,6 @@ class IoUringRefusedTest {
         byte[] bytes = new byte[size];
         new Random(seed).nextBytes(bytes);
         return bytes;
-    }
-
-    /** The child's open sockets, from its /proc fd table. */
-    private static long sockets(Process p) throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc", String.valueOf(p.pid()), "fd"))) {
-            return fds.filter(fd -> {
-                try {
-                    return Files.readSymbolicLink(fd).toString().startsWith("socket:");
-                } catch (IOException e) {
-                    return false; // closed while listed
-                }
-            }).count();
-        }
-    }
-
-    private static long awaitSocketsAtMost(Process p, long limit) {
-        return OpenFds.awaitAtMost(limit, () -> {
-            try {
-                return sockets(p);
-            } catch (IOException e) {
-                throw new IllegalStateException("the child's fd table", e);
-            }
-        });
     }
 
     /** The child's output and errors, read as they come. */

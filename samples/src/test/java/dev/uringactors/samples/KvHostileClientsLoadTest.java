@@ -250,7 +250,7 @@ class KvHostileClientsLoadTest {
     void socketsAndResidentMemoryComeBackAfterEveryHostileClient() throws Exception {
         hundredThousandIncrs("warm-up"); // the pools and buffers a busy connection uses, made before the baseline
         System.gc();
-        long socketsBefore = OpenFds.sockets();
+        OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         long rssBefore = Rss.now();
         // A round of each case above, here: whichever of them ran before, or none, this test checks its own.
         for (String frame : refusedFrames()) {
@@ -262,7 +262,7 @@ class KvHostileClientsLoadTest {
         aHundredThousandCommandsInOneWriteAreAnsweredInOrder();
         resetsMidPipelineAndOneClientsErrorsReachNoOther();
 
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets after the hostile clients");
+        socketsBefore.assertNoneNew("sockets after the hostile clients");
         System.gc();
         long rss = Rss.now();
         System.out.printf("kv hostile clients: RSS %d MiB before, %d MiB after%n", rssBefore >> 20, rss >> 20);

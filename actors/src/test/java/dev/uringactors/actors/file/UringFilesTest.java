@@ -98,9 +98,9 @@ class UringFilesTest {
     void filesStillOpenAtShutdownAreClosedWithTheRings() throws Exception {
         Path path = Files.writeString(dir.resolve("left-open"), "x");
         get(files.open(path, StandardOpenOption.READ));
-        assertEquals(1, OpenFds.under(dir), OpenFds.describeUnder(dir));
+        OpenFds.Snapshot open = OpenFds.snapshot(OpenFds.Kind.under(dir));
+        assertEquals(1, open.fds().size(), open::toString);
         kit.shutdownTestKit();
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), "the file's fd is closed: "
-                + OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "the file's fd is closed");
     }
 }

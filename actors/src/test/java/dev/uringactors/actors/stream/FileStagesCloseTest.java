@@ -72,7 +72,7 @@ class FileStagesCloseTest {
             CompletionStage<IOResult> io = UringFileIO.fromPath(file).to(Sink.ignore()).run(system);
             // The whole file read: the open succeeded, and the stage had its file to close.
             assertEquals("content".length(), io.toCompletableFuture().get(10, TimeUnit.SECONDS).getCount());
-            assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+            OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
         } finally {
             broken.shutdownTestKit();
         }
@@ -84,7 +84,7 @@ class FileStagesCloseTest {
         // Sink.cancelled cancels as the stream starts: the stage stops before the open can have been answered.
         CompletionStage<IOResult> io = UringFileIO.fromPath(file).to(Sink.cancelled()).run(kit.system());
         assertEquals(0, io.toCompletableFuture().get(10, TimeUnit.SECONDS).getCount());
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     @Test
@@ -97,7 +97,7 @@ class FileStagesCloseTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> io.toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertInstanceOf(IOOperationIncompleteException.class, e.getCause());
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     @Test
@@ -121,7 +121,7 @@ class FileStagesCloseTest {
             awaitWritten(file);
         }
         materializer.shutdown();
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(dir)), OpenFds.describeUnder(dir));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "files left open");
     }
 
     private static Source<ByteString, ?> endless() {

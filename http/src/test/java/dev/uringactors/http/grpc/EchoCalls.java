@@ -158,7 +158,7 @@ abstract class EchoCalls {
     void aCallCancelledMidStreamCancelsTheServersSourceAndFreesItsConnection() throws Exception {
         // The shared channel's connection is up, so only this test's connection comes and goes.
         blocking(channel).echo(EchoRequest.newBuilder().setText("before").build());
-        long fdsBefore = OpenFds.all();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         ManagedChannel own = channel();
         try {
             String text = "cancelled mid-stream";
@@ -177,7 +177,7 @@ abstract class EchoCalls {
         } finally {
             close(own);
         }
-        OpenFds.assertBackTo(fdsBefore, OpenFds::all, "fds left open");
+        sockets.assertNoneNew("the connection's sockets closed");
     }
 
     /** Receives replies and cancels the call at the {@code limit}th; completes {@code ended} with the status. */

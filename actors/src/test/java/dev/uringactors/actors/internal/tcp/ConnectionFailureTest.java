@@ -81,7 +81,7 @@ class ConnectionFailureTest {
     void aRegisteredConnectionWhoseActorFailsEndsWithOneErrorClosedAndNoSocketLeft() throws Exception {
         TestProbe<Event> handler = testKit.createTestProbe(Event.class);
         Bound bound = bind(handler);
-        long sockets = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         try (Socket client = connect(bound)) {
             Connected c = handler.expectMessageClass(Connected.class);
             c.connection().tell(new Register(handler.getRef()));
@@ -91,7 +91,7 @@ class ConnectionFailureTest {
             assertEndsOnce(handler);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }
-        OpenFds.assertBackTo(sockets, OpenFds::sockets, "sockets left open");
+        sockets.assertNoneNew("sockets left open");
         unbind(bound, handler);
     }
 
@@ -99,13 +99,13 @@ class ConnectionFailureTest {
     void aConnectionNotYetRegisteredTellsItsOwner() throws Exception {
         TestProbe<Event> owner = testKit.createTestProbe(Event.class);
         Bound bound = bind(owner);
-        long sockets = OpenFds.sockets();
+        OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         try (Socket client = connect(bound)) {
             owner.expectMessageClass(Connected.class).connection().tell(Fail.INSTANCE);
             assertEndsOnce(owner);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }
-        OpenFds.assertBackTo(sockets, OpenFds::sockets, "sockets left open");
+        sockets.assertNoneNew("sockets left open");
         unbind(bound, owner);
     }
 

@@ -52,7 +52,7 @@ class ListenerSpreadTest {
     private final Map<Integer, Integer> ringOfClient = new ConcurrentHashMap<>();
     private final List<Socket> clients = new ArrayList<>();
     private UringTcp.ServerBinding binding;
-    private long socketsBeforeBind;
+    private OpenFds.Snapshot socketsBeforeBind;
 
     @AfterEach
     void shutDown() throws Exception {
@@ -120,7 +120,7 @@ class ListenerSpreadTest {
             c.close();
         }
         TestRings.get(binding.unbind());
-        OpenFds.assertBackTo(socketsBeforeBind, OpenFds::sockets, "sockets left open");
+        socketsBeforeBind.assertNoneNew("sockets left open");
     }
 
     /**
@@ -154,7 +154,7 @@ class ListenerSpreadTest {
             c.close();
         }
         TestRings.get(binding.unbind());
-        OpenFds.assertBackTo(socketsBeforeBind, OpenFds::sockets, "sockets left open");
+        socketsBeforeBind.assertNoneNew("sockets left open");
     }
 
     /**
@@ -195,7 +195,7 @@ class ListenerSpreadTest {
     private void bind(String listener) throws Exception {
         kit = TestRings.kit("uring { rings = " + RINGS + ", tcp.listener = " + listener + " }");
         Materializer mat = Materializer.matFromSystem(kit.system());
-        socketsBeforeBind = OpenFds.sockets();
+        socketsBeforeBind = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         binding = TestRings.get(UringTcp.get(kit.system())
                 .bind(InetAddress.getLoopbackAddress().getHostAddress(), 0)
                 .to(Sink.foreach(c -> {

@@ -59,7 +59,7 @@ class ListenerSupervisionTest {
     void aFailedListenerIsRestartedAndWhatWaitedInTheBacklogIsServed(String listener) throws Exception {
         kit = TestRings.kit("uring { rings = 2, tcp { listener = " + listener
                 + ", accept-backoff = 200ms } }");
-        long socketsBefore = OpenFds.sockets();
+        OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         Bound bound;
         try (ListenerFaults faults = new ListenerFaults()) {
@@ -71,7 +71,7 @@ class ListenerSupervisionTest {
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
                 ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
                 : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "the listening sockets and every connection are closed");
+        socketsBefore.assertNoneNew("the listening sockets and every connection are closed");
     }
 
     private void serveAcrossAFailure(TestProbe<Event> handler, Bound bound, ListenerFaults faults) throws Exception {
@@ -122,7 +122,7 @@ class ListenerSupervisionTest {
     void aListenerRestartedAfterItsRingClosedKeepsItsConnectionsOnOtherRings() throws Exception {
         kit = TestRings.kit("uring { rings = 2, tcp { listener = shared, accept-backoff = 2s }, "
                 + "supervision { max-restarts = 0, within = 1m } }");
-        long socketsBefore = OpenFds.sockets();
+        OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         List<Socket> clients = new ArrayList<>();
         try (ListenerFaults faults = new ListenerFaults()) {
@@ -165,7 +165,7 @@ class ListenerSupervisionTest {
                 c.close();
             }
         }
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "the listening socket and every connection are closed");
+        socketsBefore.assertNoneNew("the listening socket and every connection are closed");
     }
 
     /** Writes back what its connection receives. */

@@ -56,7 +56,7 @@ class RingFaultTcpTest {
     @Test
     void aFaultEndsTheRingsConnectionsAndTheNewRingAcceptsAndServes() throws Exception {
         start("supervision { max-restarts = 3, within = 1m }");
-        long socketsBefore = OpenFds.sockets();
+        OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         Bound bound = bind(handler);
         try (Socket before = connect(bound)) {
@@ -78,7 +78,7 @@ class RingFaultTcpTest {
         bound.listener().tell(new Unbind(handler.getRef()));
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
                 : FishingOutcomes.continueAndIgnore());
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
+        socketsBefore.assertNoneNew("sockets left open");
     }
 
     @ParameterizedTest(name = "listener = {0}")
@@ -86,7 +86,7 @@ class RingFaultTcpTest {
     void aRingThatGaveUpClosesItsSocketsAndStopsTurning(String listener) throws Exception {
         start("supervision { max-restarts = 0, within = 1m }, tcp.listener = " + listener
                 + ", tcp.register-timeout = 1m");
-        long socketsBefore = OpenFds.sockets();
+        OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         Bound bound = bind(handler);
         try (Socket client = connect(bound)) {
@@ -100,7 +100,7 @@ class RingFaultTcpTest {
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE ? FishingOutcomes.complete()
                 : FishingOutcomes.continueAndIgnore());
         assertThrows(ConnectException.class, () -> connect(bound).close());
-        OpenFds.assertBackTo(socketsBefore, OpenFds::sockets, "sockets left open");
+        socketsBefore.assertNoneNew("sockets left open");
         long turns = TestRings.stats(kit.system(), 0).turns();
         Thread.sleep(500); // the window measured
         long later = TestRings.stats(kit.system(), 0).turns();

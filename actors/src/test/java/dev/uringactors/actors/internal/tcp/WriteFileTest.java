@@ -188,7 +188,7 @@ class WriteFileTest {
         Client client = connect();
         TestProbe<Event> handler = client.handler();
         Connected c = client.connected();
-        long before = OpenFds.all();
+        OpenFds.Snapshot before = OpenFds.snapshot(OpenFds.Kind.under(tmp));
         FileHandle sent = open(path);
         FileHandle refused = open(path);
         FileHandle unsent = open(path);
@@ -205,11 +205,7 @@ class WriteFileTest {
             c.connection().tell(CloseCommand.ABORT);
             handler.expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (OpenFds.all() > before && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertTrue(OpenFds.all() <= before, OpenFds.all() + " fds open, " + before + " before the three files");
+        before.assertNoneNew("the three files closed");
     }
 
     @Test

@@ -213,13 +213,12 @@ class JdkDirectCallsTest {
         assertFailsWith(ClosedChannelException.class, files.stat(file));
         assertFailsWith(ClosedChannelException.class, files.close(file));
         assertFailsWith(ClosedChannelException.class, files.openBeneath(file, Path.of("x")));
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 
     @Test
     void readsRacingACloseGetOneAnswerEachAndLeaveNoFd() throws Exception {
         Path path = numbered("raced", 1024);
-        long fdsBefore = OpenFds.all();
         TestProbe<StatusReply<ByteString>> answers = kit.createTestProbe();
         for (int round = 0; round < 20; round++) {
             FileHandle file = get(files.open(path));
@@ -259,7 +258,6 @@ class JdkDirectCallsTest {
             }
         }
         answers.expectNoMessage(Duration.ofMillis(200));
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
-        OpenFds.assertBackTo(fdsBefore, OpenFds::all, "fds left open");
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 }

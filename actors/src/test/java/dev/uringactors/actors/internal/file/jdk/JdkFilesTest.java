@@ -122,7 +122,7 @@ class JdkFilesTest {
             get(files.close(dir));
         }
         assertEquals("secret", Files.readString(tmp.resolve("secret.txt"), StandardCharsets.UTF_8));
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 
     @Test
@@ -245,7 +245,7 @@ class JdkFilesTest {
             assertFailsWith(IllegalArgumentException.class, files.open(path, StandardOpenOption.DELETE_ON_CLOSE));
         }
         get(files.close(root));
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 
     @Test
@@ -260,7 +260,7 @@ class JdkFilesTest {
         Files.write(fifo, "1234".getBytes(StandardCharsets.US_ASCII));
         assertEquals("1234", get(read).utf8String(), "a FIFO is read where it stands, as the ring reads it");
         get(closed);
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 
     /**
@@ -286,7 +286,7 @@ class JdkFilesTest {
         assertEquals("served", get(files.read(after, 0, 10)).utf8String(), "the dispatcher is free");
         get(files.close(after));
         get(files.close(dir));
-        assertEquals(0, OpenFds.awaitAtMost(0, () -> OpenFds.under(tmp)), OpenFds.describeUnder(tmp));
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "files left open");
     }
 
     @Test
