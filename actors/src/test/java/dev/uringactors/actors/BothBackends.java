@@ -1,5 +1,6 @@
 package dev.uringactors.actors;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.lang.annotation.ElementType;
@@ -14,7 +15,7 @@ import java.lang.annotation.Target;
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
-@BothBackends
+@Tag("both-backends")
 @ExtendWith(ServedByPinnedBackend.class)
 public @interface BothBackends {
 }
