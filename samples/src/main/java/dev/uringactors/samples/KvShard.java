@@ -1,9 +1,11 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.UringFiles;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -13,6 +15,7 @@ import org.apache.pekko.util.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One shard of the kv store, run on a ring by its Cluster Sharding entity ({@link KvShardEntity}): it holds all
@@ -22,7 +25,10 @@ import java.util.List;
  *
  * <p>With an append-only file ({@code --aof}), the shard first replays its file, then records each write and
  * holds its reply until the record is written (and synced, under {@code always}). Records of the writes of one
- * turn of the mailbox go out as one append: group commit, one fsync for all of them.
+ * turn of the mailbox go out as one append: group commit, one fsync for all of them. While a write is not yet in
+ * the file, the replies of the commands after it wait too, reads included: no client hears of a value that is not
+ * durable. An append that fails is answered with its error, as is every command held behind it, and the shard
+ * starts again from its file (the failed records cut off it), so that what it holds is what the file holds.
  */
 final class KvShard {
     /** What the entity takes. */
@@ -44,7 +50,7 @@ final class KvShard {
         INSTANCE
     }
 
-    private record Replayed(Throwable failure) implements Command {
+    private record Replayed(KvAppendLog.Replayed replayed, Throwable failure) implements Command {
     }
 
     /** An append (or a rewrite) ended; the replies it held may go, or are answered with its failure. */
@@ -61,14 +67,18 @@ final class KvShard {
     private final ActorContext<Command> ctx;
     private final KvNode node;
     private final int shard;
-    private final KvShardState state = new KvShardState();
+    private KvShardState state = new KvShardState();
     /** Null without --aof. */
     private final KvAppendLog log;
     private final long rewriteSize;
+    /** Holds the requests that come during a replay; null without --aof. */
+    private StashBuffer<Command> stash;
     private RespOut batch = new RespOut();
     private List<Held> held = new ArrayList<>();
     private boolean flushSent;
     private boolean appending;
+    /** Whether the append on its way holds replies (a sync alone holds none). */
+    private boolean holding;
     private boolean stopping;
 
     private KvShard(ActorContext<Command> ctx, KvNode node, int shard, KvAppendLog log, long rewriteSize) {
@@ -82,47 +92,51 @@ final class KvShard {
     static Behavior<Command> create(KvNode node, int shard, KvServer.Settings settings) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK_EVERY);
-            KvAppendLog log = settings.aof().map(dir -> new KvAppendLog(UringFiles.get(ctx.getSystem()), dir, shard,
-                    settings.fsync(), node.counters)).orElse(null);
+            KvAppendLog log = settings.aof().map(dir -> new KvAppendLog(UringFiles.get(ctx.getSystem()),
+                    ctx.getSystem().dispatchers().lookup(DispatcherSelector.blocking()),
+                    UringExtension.get(ctx.getSystem()).settings().maxIoSize(), dir, shard, settings.fsync(),
+                    node.counters)).orElse(null);
             KvShard kv = new KvShard(ctx, node, shard, log, settings.aofRewriteSize());
             if (log == null) {
                 node.started(shard, ctx.getSelf());
                 return kv.running();
             }
-            return Behaviors.withStash(STASH, stash -> kv.replaying(stash));
+            return Behaviors.withStash(STASH, stash -> {
+                kv.stash = stash;
+                return kv.replaying(log.open(kv::replayed));
+            });
         }));
     }
 
-    /** Replays the log, holding every request until it is done. */
-    private Behavior<Command> replaying(StashBuffer<Command> stash) {
-        RespParser parser = new RespParser(new RespLimits(Integer.MAX_VALUE - 64, 8, 64 * 1024, Long.MAX_VALUE));
-        ctx.pipeToSelf(log.open(chunk -> {
-            parser.feed(chunk); // on a ring thread, but the shard takes no message until the replay is done
-            RespParser.Outcome o;
-            while ((o = parser.next()) instanceof RespParser.Outcome.Command c) {
-                byte[][] args = c.args().toArray(new byte[0][]);
-                state.execute(KvShardState.ascii(args[0]), args, System.currentTimeMillis());
-            }
-            if (o != null) {
-                throw new IllegalStateException("shard " + shard + "'s append-only file is damaged: "
-                        + ((RespParser.Outcome.ProtocolError) o).message());
-            }
-        }), (done, failure) -> new Replayed(failure));
+    /** Applies a record of the log to the state being replayed. */
+    private void replayed(byte[][] record) {
+        state.execute(KvShardState.ascii(record[0]), record, System.currentTimeMillis());
+    }
+
+    /** Waits for {@code replay} of the log into {@link #state}, holding every request until it is done. */
+    private Behavior<Command> replaying(CompletionStage<KvAppendLog.Replayed> replay) {
+        ctx.pipeToSelf(replay, Replayed::new);
         return Behaviors.receive(Command.class)
                 .onMessage(Replayed.class, r -> {
                     if (r.failure() != null) {
                         throw new IllegalStateException("shard " + shard + " cannot replay its append-only file",
                                 r.failure());
                     }
-                    ctx.getLog().debug("shard {} replayed {} bytes of its log", shard, log.size());
+                    if (r.replayed().cut() > 0) {
+                        ctx.getLog().warn("shard {}: the append-only file ended in a record cut short (a crash "
+                                + "mid-append?): its last {} bytes were cut off, the {} before them replayed", shard,
+                                r.replayed().cut(), r.replayed().kept());
+                    }
+                    ctx.getLog().debug("shard {} replayed {} bytes of its log", shard, r.replayed().kept());
                     node.started(shard, ctx.getSelf());
                     return stash.unstashAll(running());
                 })
                 .onMessageEquals(Tick.INSTANCE, Behaviors::same)
                 .onAnyMessage(m -> {
-                    stash.stash(m);
+                    stash.stash(m); // a Stop too: it comes after the requests before it
                     return Behaviors.same();
                 })
+                .onSignal(PostStop.class, s -> closeLog())
                 .build();
     }
 
@@ -148,31 +162,33 @@ final class KvShard {
                     stopping = true; // once the held replies are out
                     return stopIfIdle();
                 })
-                .onSignal(PostStop.class, s -> {
-                    node.stopped(shard, ctx.getSelf());
-                    if (log != null) {
-                        log.close();
-                    }
-                    return Behaviors.same();
-                })
+                .onSignal(PostStop.class, s -> closeLog())
                 .build();
+    }
+
+    private Behavior<Command> closeLog() {
+        node.stopped(shard, ctx.getSelf());
+        if (log != null) {
+            log.close();
+        }
+        return Behaviors.same();
     }
 
     private Behavior<Command> request(KvMessage.Request r) {
         String name = KvShardState.ascii(r.args()[0]);
         long now = System.currentTimeMillis();
-        if (name.equals("DBSIZE")) {
-            r.replyTo().tell(new KvMessage.Answer(r.seq(), RespOut.integerReply(state.size(now))));
-            return Behaviors.same();
-        }
-        KvShardState.Result result = state.execute(name, r.args(), now);
+        KvShardState.Result result = name.equals("DBSIZE")
+                ? new KvShardState.Result(RespOut.integerReply(state.size(now)), false)
+                : state.execute(name, r.args(), now);
         KvMessage.Answer answer = new KvMessage.Answer(r.seq(), result.reply());
-        if (log == null || !result.write()) {
+        if (log == null || (!result.write() && held.isEmpty() && !holding)) {
             r.replyTo().tell(answer);
             return Behaviors.same();
         }
-        state.record(r.args()[1], batch);
-        held.add(new Held(r.replyTo(), answer));
+        if (result.write()) {
+            state.record(r.args()[1], batch);
+        }
+        held.add(new Held(r.replyTo(), answer)); // a write, or a command behind one not yet in the file
         if (!flushSent) {
             flushSent = true;
             ctx.getSelf().tell(Flush.INSTANCE); // after the requests already in the mailbox: one append for all
@@ -186,35 +202,47 @@ final class KvShard {
             return;
         }
         if (log.size() > rewriteSize) {
-            appending = true;
             RespOut snapshot = new RespOut();
             state.snapshot(snapshot, System.currentTimeMillis());
             batch = new RespOut(); // the snapshot holds what the batch held
-            List<Held> replies = held;
-            held = new ArrayList<>();
-            ctx.pipeToSelf(log.rewrite(snapshot.take()), (done, failure) -> new Appended(replies, failure));
+            send(log.rewrite(snapshot.take()));
         } else if (batch.size() > 0) {
-            appending = true;
-            ByteString records = batch.take();
-            List<Held> replies = held;
+            send(log.append(batch.take()));
+        } else {
+            held.forEach(h -> h.replyTo().tell(h.answer())); // behind writes that are in the file now
             held = new ArrayList<>();
-            ctx.pipeToSelf(log.append(records), (done, failure) -> new Appended(replies, failure));
         }
+    }
+
+    /** Sends the held replies with {@code written}: they go once it is done. */
+    private void send(CompletionStage<Done> written) {
+        List<Held> replies = held;
+        held = new ArrayList<>();
+        appending = true;
+        holding = !replies.isEmpty();
+        ctx.pipeToSelf(written, (done, failure) -> new Appended(replies, failure));
     }
 
     private Behavior<Command> appended(Appended a) {
         appending = false;
-        if (a.failure() != null) {
-            ctx.getLog().error("shard {}: the append-only file failed; its writes are not acknowledged", shard,
-                    a.failure());
+        holding = false;
+        if (a.failure() == null) {
+            a.replies().forEach(h -> h.replyTo().tell(h.answer()));
+            append();
+            return stopIfIdle();
         }
-        for (Held h : a.replies()) {
-            h.replyTo().tell(a.failure() == null ? h.answer() : new KvMessage.Answer(h.answer().seq(),
-                    RespOut.errorReply("ERR append-only file: %s", String.valueOf(a.failure().getMessage())
-                            .replace('\r', ' ').replace('\n', ' '))));
-        }
-        append();
-        return stopIfIdle();
+        // What the shard holds may not be what the file holds: the commands it has not answered are answered
+        // with the failure, and the shard starts again from its file.
+        ctx.getLog().error("shard {}: writing its append-only file failed; {} commands are answered with the "
+                + "error, and the shard reloads its file", shard, a.replies().size() + held.size(), a.failure());
+        byte[] error = RespOut.errorReply("ERR append-only file: %s", String.valueOf(a.failure().getMessage())
+                .replace('\r', ' ').replace('\n', ' '));
+        a.replies().forEach(h -> h.replyTo().tell(new KvMessage.Answer(h.answer().seq(), error)));
+        held.forEach(h -> h.replyTo().tell(new KvMessage.Answer(h.answer().seq(), error)));
+        held = new ArrayList<>();
+        batch = new RespOut();
+        state = new KvShardState();
+        return replaying(log.replay(this::replayed));
     }
 
     private Behavior<Command> stopIfIdle() {
