@@ -66,10 +66,10 @@ public final class ServedByPinnedBackend implements TestInstancePreConstructCall
         Optional<Backend> pinned = pinned();
         for (ActorSystem<?> system : StartedSystems.takeAll()) {
             if (pinned.isPresent() && system.hasExtension(UringExtension.Id.getInstance())) {
+                served(context).incrementAndGet();
                 UringExtension uring = UringExtension.get(system);
                 assertEquals(pinned.get(), uring.backend(), "actor system " + system.name() + " of "
                         + context.getDisplayName() + " ran " + uring.backendReason());
-                served(context).incrementAndGet();
             }
         }
     }

@@ -12,6 +12,8 @@ public final class Main {
                   NOPs through one SINGLE_ISSUER|DEFER_TASKRUN ring; with --c-nop, liburing's C figure beside it
               actor-nop --seconds 5 [--depth 32] [--wait interrupt|classic|hybrid]
                   NOP requests from an actor on the ring thread, answered as messages
+              busy-ring [--asks 2000]
+                  ask latency to an actor on a ring kept busy by a self-messaging actor or a never-resting stream
               file-read --file F --direct true|false --qd 32 --seconds 10 [--size-mib 1024] [--rings auto]
                         [--batch 1] [--registered false] [--lend false] [--via actor|files] [--fio fio [--fio-best true]]
                         [--backend io-uring|jdk] [--rounds 1]
@@ -70,6 +72,7 @@ public final class Main {
             switch (argv[0]) {
                 case "nop" -> NopBench.main(args);
                 case "actor-nop" -> ActorNopBench.main(args);
+                case "busy-ring" -> BusyRingBench.main(args);
                 case "file-read" -> FileReadBench.main(args);
                 case "wait-modes" -> WaitModesBench.main(args);
                 case "db-like" -> DbLikeBench.main(args);
