@@ -65,11 +65,14 @@ class KvCommandsRedisTest {
 
     @AfterAll
     void stop() throws Exception {
-        if (kv != null) {
-            kv.close();
-        }
-        if (redis != null) {
-            redis.close();
+        try {
+            if (kv != null) {
+                kv.close();
+            }
+        } finally {
+            if (redis != null) {
+                redis.close(); // even when the node did not stop in time: no redis-server is left behind
+            }
         }
     }
 
