@@ -12,6 +12,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Received;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -55,8 +56,12 @@ final class KvConnection implements KvCommands.Connection {
         ARRAY,
         /** The sum of integer answers (DEL, EXISTS, DBSIZE). */
         SUM,
-        /** OK once every answer is (MSET). */
-        ALL_OK
+        /** OK once every answer is (MSET, FLUSHALL). */
+        ALL_OK,
+        /** The elements of the array answers in one array (KEYS). */
+        CONCAT,
+        /** Made by the slot's own function (INFO with its keyspace section). */
+        CUSTOM
     }
 
     /** A command waiting for its answers. Its requests have the sequence numbers firstSeq, firstSeq + 1, ... */
@@ -67,6 +72,8 @@ final class KvConnection implements KvCommands.Connection {
         final long since;
         int missing;
         byte[] reply;
+        /** For {@link Kind#CUSTOM}: the reply made of the answers. */
+        java.util.function.Function<byte[][], byte[]> finish;
 
         Slot(Kind kind, long firstSeq, int parts, long since) {
             this.kind = kind;
@@ -96,6 +103,7 @@ final class KvConnection implements KvCommands.Connection {
     /** Per shard, the requests out through the region: while there are, the shard's next go that way too. */
     private final int[] viaRegion;
     private final long id = IDS.incrementAndGet();
+    private final int localPort;
     private String name = "";
     private long nextSeq;
     private boolean flushSent;
@@ -103,23 +111,26 @@ final class KvConnection implements KvCommands.Connection {
     /** After QUIT, a protocol error, or the client's end of stream: close once every reply is out. */
     private boolean closing;
 
-    private KvConnection(ActorContext<Object> ctx, TimerScheduler<Object> timers, ActorRef<ConnectionCommand> connection,
+    private KvConnection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected,
                          KvNode node, KvServer.Settings settings) {
         this.ctx = ctx;
         this.timers = timers;
         this.node = node;
         this.settings = settings;
         this.self = ctx.getSelf().narrow();
-        this.connection = connection;
+        this.connection = connected.connection();
+        this.localPort = connected.localAddress().getPort();
         this.writer = new AckedWriter(connection);
         this.parser = new RespParser(settings.limits());
         this.viaRegion = new int[node.shards];
+        node.counters.connectionsReceived.increment();
+        node.counters.connections.increment();
     }
 
     static Behavior<Event> create(Connected connected, KvNode node, KvServer.Settings settings) {
         return Behaviors.<Object>setup(ctx -> Behaviors.withTimers(timers -> {
             connected.connection().tell(new Register(ctx.getSelf().narrow(), true));
-            return new KvConnection(ctx, timers, connected.connection(), node, settings).behavior();
+            return new KvConnection(ctx, timers, connected, node, settings).behavior();
         })).narrow();
     }
 
@@ -158,6 +169,10 @@ final class KvConnection implements KvCommands.Connection {
                     return Behaviors.same();
                 })
                 .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
+                .onSignal(PostStop.class, s -> {
+                    node.counters.connections.decrement();
+                    return Behaviors.same();
+                })
                 .build();
     }
 
@@ -167,6 +182,7 @@ final class KvConnection implements KvCommands.Connection {
             return;
         }
         parser.feed(r.data());
+        node.counters.inputBytes.add(r.data().size());
         RespParser.Outcome outcome;
         while (!closing && (outcome = parser.next()) != null) {
             if (outcome instanceof RespParser.Outcome.Command c) {
@@ -180,6 +196,11 @@ final class KvConnection implements KvCommands.Connection {
         write();
     }
 
+    private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
+    /** In the place of the key, where a shard's log looks for one (see {@link KvShardState#record}). */
+    private static final byte[] SYNC = "SYNC".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEYSPACE = "KEYSPACE".getBytes(StandardCharsets.US_ASCII);
+
     private void command(List<byte[]> args) {
         node.counters.commands.increment();
         String command = KvShardState.ascii(args.get(0)).toUpperCase(Locale.ROOT);
@@ -191,24 +212,68 @@ final class KvConnection implements KvCommands.Connection {
         } else if (command.equals("QUIT")) {
             done(RespOut.OK);
             closing = true;
+        } else if (command.equals("INFO")) {
+            info(args);
         } else {
             switch (spec.route()) {
                 case CONNECTION -> done(KvCommands.answer(command, args, this));
                 case ONE_KEY -> {
-                    byte[][] request = args.toArray(new byte[0][]);
+                    byte[][] request = args.toArray(new byte[command.equals("APPEND") ? 4 : args.size()][]);
                     request[0] = command.getBytes(StandardCharsets.US_ASCII);
+                    if (command.equals("APPEND")) {
+                        request[3] = Integer.toString(settings.limits().maxBulkLength())
+                                .getBytes(StandardCharsets.US_ASCII);
+                    }
                     send(slot(Kind.ONE, 1), 0, KvKey.shardOf(request[1], node.shards), request);
                 }
                 case PER_KEY -> perKey(command, args);
                 case EVERY_SHARD -> {
-                    Slot slot = slot(Kind.SUM, node.shards);
-                    byte[][] request = {command.getBytes(StandardCharsets.US_ASCII)};
-                    for (int shard = 0; shard < node.shards; shard++) {
-                        send(slot, shard, shard, request);
+                    byte[][] request;
+                    Kind kind;
+                    switch (command) {
+                        case "KEYS" -> {
+                            request = new byte[][] {command.getBytes(StandardCharsets.US_ASCII), args.get(1)};
+                            kind = Kind.CONCAT;
+                        }
+                        case "FLUSHDB", "FLUSHALL" -> {
+                            if (!KvCommands.flushArgumentsOk(args)) {
+                                done(KvCommands.SYNTAX);
+                                return;
+                            }
+                            request = new byte[][] {FLUSHALL, SYNC};
+                            kind = Kind.ALL_OK;
+                        }
+                        default -> {
+                            request = new byte[][] {command.getBytes(StandardCharsets.US_ASCII)};
+                            kind = Kind.SUM;
+                        }
                     }
+                    everyShard(slot(kind, node.shards), request);
                 }
             }
         }
+    }
+
+    private void everyShard(Slot slot, byte[][] request) {
+        for (int shard = 0; shard < node.shards; shard++) {
+            send(slot, shard, shard, request);
+        }
+    }
+
+    /**
+     * INFO: its sections made now, and the keyspace's (when asked for) once every shard has counted its keys.
+     */
+    private void info(List<byte[]> args) {
+        java.util.Set<String> sections = KvCommands.infoSections(args);
+        String text = KvCommands.info(sections, this);
+        if (!sections.contains("keyspace")) {
+            done(RespOut.bulkReply(text.getBytes(StandardCharsets.ISO_8859_1)));
+            return;
+        }
+        Slot slot = slot(Kind.CUSTOM, node.shards);
+        slot.finish = answers -> RespOut.bulkReply(((text.isEmpty() ? "" : text + "\r\n")
+                + KvCommands.keyspace(answers)).getBytes(StandardCharsets.ISO_8859_1));
+        everyShard(slot, new byte[][] {KEYSPACE});
     }
 
     /** MSET as a SET per pair, MGET as a GET per key, DEL and EXISTS as one per key. */
@@ -288,7 +353,7 @@ final class KvConnection implements KvCommands.Connection {
 
     private static byte[] combine(Slot slot) {
         for (byte[] part : slot.parts) {
-            if (part.length > 0 && part[0] == '-' && slot.kind != Kind.ONE) {
+            if (part.length > 0 && part[0] == '-' && slot.kind != Kind.ONE && slot.kind != Kind.CUSTOM) {
                 return part; // a shard's error: the command's reply
             }
         }
@@ -302,6 +367,20 @@ final class KvConnection implements KvCommands.Connection {
                 }
                 yield array.toArray();
             }
+            case CONCAT -> {
+                int n = 0;
+                RespOut elements = new RespOut();
+                for (byte[] part : slot.parts) {
+                    int header = 0;
+                    while (part[header] != '\r') {
+                        header++;
+                    }
+                    n += Integer.parseInt(new String(part, 1, header - 1, StandardCharsets.US_ASCII));
+                    elements.raw(java.util.Arrays.copyOfRange(part, header + 2, part.length));
+                }
+                yield new RespOut().arrayHeader(n).raw(elements.toArray()).toArray();
+            }
+            case CUSTOM -> slot.finish.apply(slot.parts);
             case SUM -> {
                 long sum = 0;
                 for (byte[] part : slot.parts) {
@@ -323,6 +402,7 @@ final class KvConnection implements KvCommands.Connection {
             timers.cancel(Tick.INSTANCE);
         }
         if (out.size() > 0) {
+            node.counters.outputBytes.add(out.size());
             writer.write(out.take());
         }
         if (closing && slots.isEmpty()) {
@@ -344,7 +424,8 @@ final class KvConnection implements KvCommands.Connection {
                         viaRegion[p.shard()]--;
                     }
                 }
-                slot.reply = RespOut.errorReply("TRYAGAIN no answer from the shard within %s (its node may be down)",
+                slot.reply = slot.kind == Kind.CUSTOM ? slot.finish.apply(slot.parts) // INFO: without them
+                        : RespOut.errorReply("TRYAGAIN no answer from the shard within %s (its node may be down)",
                         settings.requestTimeout());
             }
         }
@@ -369,7 +450,17 @@ final class KvConnection implements KvCommands.Connection {
 
     @Override
     public int port() {
-        return settings.port();
+        return localPort;
+    }
+
+    @Override
+    public int maxBulkLength() {
+        return settings.limits().maxBulkLength();
+    }
+
+    @Override
+    public KvNode.Counters counters() {
+        return node.counters;
     }
 
     @Override

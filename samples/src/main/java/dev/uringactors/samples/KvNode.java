@@ -23,9 +23,14 @@ final class KvNode {
     private final ActorRef<KvShard.Command> region;
     private final AtomicReferenceArray<ActorRef<KvShard.Command>> local;
 
-    /** The store's counters, for {@code --stats}. */
+    /** The store's counters, for {@code --stats} and INFO. */
     static final class Counters {
         final LongAdder commands = new LongAdder();
+        /** Client connections open now. */
+        final LongAdder connections = new LongAdder();
+        final LongAdder connectionsReceived = new LongAdder();
+        final LongAdder inputBytes = new LongAdder();
+        final LongAdder outputBytes = new LongAdder();
         final LongAdder local = new LongAdder();
         final LongAdder remote = new LongAdder();
         final LongAdder appendBytes = new LongAdder();

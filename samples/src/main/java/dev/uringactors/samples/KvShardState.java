@@ -1,8 +1,11 @@
 package dev.uringactors.samples;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -12,10 +15,13 @@ import java.util.Map;
  * Redis keeps expiry times, so that an append-only file replayed on another node keeps its deadlines.
  */
 final class KvShardState {
-    /** A value and its expiry time (epoch ms), 0 for none. */
+    /**
+     * A value and its expiry time (epoch ms), 0 for none. As for redis-server (keyIsExpired), a key is gone once
+     * the clock is past its deadline, not at it.
+     */
     private record Entry(byte[] value, long expiresAt) {
         boolean expired(long now) {
-            return expiresAt != 0 && expiresAt <= now;
+            return expiresAt != 0 && expiresAt < now;
         }
     }
 
@@ -32,8 +38,11 @@ final class KvShardState {
     private static final byte[] SET = {'S', 'E', 'T'};
     private static final byte[] DEL = {'D', 'E', 'L'};
     private static final byte[] PXAT = {'P', 'X', 'A', 'T'};
+    private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
 
     private final Map<KvKey, Entry> entries = new HashMap<>();
+    /** The command just executed was a FLUSHALL that removed keys: {@link #record} records it. */
+    private boolean flushed;
 
     int size(long now) {
         entries.values().removeIf(e -> e.expired(now));
@@ -57,10 +66,28 @@ final class KvShardState {
     }
 
     /**
-     * Runs a single-key command ({@code args[0]} upper case, its arity already checked by the caller, the key in
-     * {@code args[1]}).
+     * Runs a command of this shard ({@code args[0]} upper case, its arity already checked by the caller): a
+     * single-key command, its key in {@code args[1]}; or this shard's part of a command of every shard (KEYS,
+     * FLUSHALL, the keyspace figures of INFO).
      */
     Result execute(String name, byte[][] args, long now) {
+        flushed = false;
+        switch (name) {
+            case "KEYS" -> {
+                return read(keys(args[1], now));
+            }
+            case "FLUSHALL" -> {
+                boolean had = !entries.isEmpty();
+                entries.clear();
+                flushed = had;
+                return written(RespOut.OK, had);
+            }
+            case "KEYSPACE" -> {
+                return read(keyspace(now));
+            }
+            default -> {
+            }
+        }
         KvKey key = new KvKey(args[1]);
         Entry entry = entries.get(key);
         if (entry != null && entry.expired(now)) {
@@ -72,6 +99,12 @@ final class KvShardState {
             case "EXISTS" -> read(RespOut.integerReply(entry == null ? 0 : 1));
             case "DEL" -> entry == null ? read(RespOut.ZERO) : written(RespOut.ONE, entries.remove(key) != null);
             case "SET" -> set(key, entry, args, now);
+            case "SETEX", "PSETEX" -> setex(name, key, args, now);
+            case "GETEX" -> getex(key, entry, args, now);
+            case "GETDEL" -> entry == null ? read(RespOut.NULL_BULK)
+                    : written(RespOut.bulkReply(entries.remove(key).value()), true);
+            case "APPEND" -> append(key, entry, args);
+            case "STRLEN" -> read(RespOut.integerReply(entry == null ? 0 : entry.value().length));
             case "INCR" -> incrementBy(key, entry, 1);
             case "DECR" -> incrementBy(key, entry, -1);
             case "INCRBY", "DECRBY" -> {
@@ -81,11 +114,11 @@ final class KvShardState {
                 }
                 yield incrementBy(key, entry, name.equals("DECRBY") ? -by : by);
             }
-            case "EXPIRE", "PEXPIRE" -> expire(key, entry, args[2], name.equals("EXPIRE") ? 1000 : 1, now);
+            case "EXPIRE", "PEXPIRE" -> expire(name, key, entry, args, now);
             case "TTL", "PTTL" -> read(entry == null ? MINUS_TWO : entry.expiresAt() == 0 ? MINUS_ONE
                     : RespOut.integerReply(name.equals("TTL") ? (entry.expiresAt() - now + 500) / 1000
                     : entry.expiresAt() - now));
-            default -> throw new IllegalArgumentException("not a single-key command: " + name);
+            default -> throw new IllegalArgumentException("not a command of a shard: " + name);
         };
     }
 
@@ -97,57 +130,165 @@ final class KvShardState {
         return new Result(reply, write);
     }
 
-    /** SET key value [NX|XX] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] [GET] */
-    private Result set(KvKey key, Entry entry, byte[][] args, long now) {
-        boolean nx = false;
-        boolean xx = false;
-        boolean keepTtl = false;
-        boolean get = false;
-        long expiresAt = 0;
-        boolean expirySet = false;
-        for (int i = 3; i < args.length; i++) {
-            String option = ascii(args[i]).toUpperCase(Locale.ROOT);
-            boolean hasNext = i + 1 < args.length;
-            switch (option) {
-                case "NX" -> nx = true;
-                case "XX" -> xx = true;
-                case "GET" -> get = true;
-                case "KEEPTTL" -> {
-                    if (expirySet) {
-                        return read(SYNTAX);
-                    }
+    /** Options of SET (from its fourth argument) and GETEX (from its third), as redis-server 7.0 reads them. */
+    private static final class Options {
+        boolean nx;
+        boolean xx;
+        boolean get;
+        boolean keepTtl;
+        boolean persist;
+        /** EX, PX, EXAT or PXAT, or null; its argument in {@link #expire}. */
+        String unit;
+        byte[] expire;
+
+        /**
+         * Reads {@code args} from {@code from}: null, or the syntax error. Like redis-server's
+         * parseExtendedStringArgumentsOrReply, an option is refused only by the ones before it (so EX 10 EX 20 is
+         * taken, the last one counting), and the expire time is not looked at yet.
+         */
+        byte[] parse(byte[][] args, int from, boolean isSet) {
+            for (int i = from; i < args.length; i++) {
+                String o = cString(args[i]).toUpperCase(Locale.ROOT); // compared as C strings, as there
+                boolean hasNext = i + 1 < args.length;
+                boolean expiry = unit != null;
+                if (o.equals("NX") && isSet && !xx) {
+                    nx = true;
+                } else if (o.equals("XX") && isSet && !nx) {
+                    xx = true;
+                } else if (o.equals("GET") && isSet) {
+                    get = true;
+                } else if (o.equals("KEEPTTL") && isSet && !persist && !expiry) {
                     keepTtl = true;
-                }
-                case "EX", "PX", "EXAT", "PXAT" -> {
-                    if (!hasNext || expirySet || keepTtl) {
-                        return read(SYNTAX);
-                    }
-                    Long n = integer(args[++i]);
-                    if (n == null) {
-                        return read(NOT_INTEGER);
-                    }
-                    long scale = option.startsWith("E") ? 1000 : 1;
-                    if (n <= 0 || n > Long.MAX_VALUE / scale - (option.endsWith("AT") ? 0 : now)) {
-                        return read(RespOut.errorReply("ERR invalid expire time in 'set' command"));
-                    }
-                    expiresAt = option.endsWith("AT") ? n * scale : now + n * scale;
-                    expirySet = true;
-                }
-                default -> {
-                    return read(SYNTAX);
+                } else if (o.equals("PERSIST") && !isSet && !expiry && !keepTtl) {
+                    persist = true;
+                } else if ((o.equals("EX") || o.equals("PX") || o.equals("EXAT") || o.equals("PXAT")) && !keepTtl
+                        && !persist && (unit == null || unit.equals(o)) && hasNext) {
+                    unit = o;
+                    expire = args[++i];
+                } else {
+                    return SYNTAX;
                 }
             }
+            return null;
         }
-        if (nx && xx) {
-            return read(SYNTAX);
+
+        boolean absolute() {
+            return unit.endsWith("AT");
+        }
+
+        /**
+         * The deadline (epoch ms) the expire time says, or the error: getExpireMillisecondsOrReply of
+         * redis-server 7.0.
+         */
+        Object deadline(String command, long now) {
+            Long n = integer(expire);
+            if (n == null) {
+                return NOT_INTEGER;
+            }
+            boolean seconds = unit.startsWith("E");
+            if (n <= 0 || (seconds && n > Long.MAX_VALUE / 1000)) {
+                return invalidExpireTime(command);
+            }
+            long ms = seconds ? n * 1000 : n;
+            if (!absolute()) {
+                ms += now; // as in C, an overflow goes negative
+            }
+            return ms <= 0 ? invalidExpireTime(command) : (Object) ms;
+        }
+    }
+
+    private static byte[] invalidExpireTime(String command) {
+        return RespOut.errorReply("ERR invalid expire time in '%s' command", command.toLowerCase(Locale.ROOT));
+    }
+
+    /** SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] */
+    private Result set(KvKey key, Entry entry, byte[][] args, long now) {
+        Options o = new Options();
+        byte[] error = o.parse(args, 3, true);
+        if (error != null) {
+            return read(error);
+        }
+        long expiresAt = 0;
+        if (o.unit != null) {
+            Object deadline = o.deadline("set", now);
+            if (deadline instanceof byte[] e) {
+                return read(e);
+            }
+            expiresAt = (Long) deadline;
         }
         byte[] old = entry == null ? null : entry.value();
-        if ((nx && entry != null) || (xx && entry == null)) {
-            return read(get ? RespOut.bulkReply(old) : RespOut.NULL_BULK);
+        if ((o.nx && entry != null) || (o.xx && entry == null)) {
+            return read(o.get ? RespOut.bulkReply(old) : RespOut.NULL_BULK);
         }
-        long keep = keepTtl && entry != null ? entry.expiresAt() : 0;
-        entries.put(key, new Entry(args[2], expirySet ? expiresAt : keep));
-        return written(get ? RespOut.bulkReply(old) : RespOut.OK, true);
+        long keep = o.keepTtl && entry != null ? entry.expiresAt() : 0;
+        entries.put(key, new Entry(args[2], o.unit != null ? expiresAt : keep));
+        return written(o.get ? RespOut.bulkReply(old) : RespOut.OK, true);
+    }
+
+    /** SETEX key seconds value, PSETEX key milliseconds value: SET with EX or PX, as redis-server runs them. */
+    private Result setex(String name, KvKey key, byte[][] args, long now) {
+        Options o = new Options();
+        o.unit = name.equals("SETEX") ? "EX" : "PX";
+        o.expire = args[2];
+        Object deadline = o.deadline(name, now);
+        if (deadline instanceof byte[] e) {
+            return read(e);
+        }
+        entries.put(key, new Entry(args[3], (Long) deadline));
+        return written(RespOut.OK, true);
+    }
+
+    /** GETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST]: a deadline past (EXAT, PXAT) deletes the key. */
+    private Result getex(KvKey key, Entry entry, byte[][] args, long now) {
+        Options o = new Options();
+        byte[] error = o.parse(args, 2, false);
+        if (error != null) {
+            return read(error);
+        }
+        if (entry == null) {
+            return read(RespOut.NULL_BULK);
+        }
+        long at = 0;
+        if (o.unit != null) {
+            Object deadline = o.deadline("getex", now);
+            if (deadline instanceof byte[] e) {
+                return read(e);
+            }
+            at = (Long) deadline;
+        }
+        byte[] reply = RespOut.bulkReply(entry.value());
+        if (o.unit != null && o.absolute() && at <= now) {
+            entries.remove(key);
+            return written(reply, true);
+        } else if (o.unit != null) {
+            entries.put(key, new Entry(entry.value(), at));
+            return written(reply, true);
+        } else if (o.persist && entry.expiresAt() != 0) {
+            entries.put(key, new Entry(entry.value(), 0));
+            return written(reply, true);
+        }
+        return read(reply);
+    }
+
+    /**
+     * APPEND key value; the connection adds the longest string its node takes (samples.kv.max-bulk-length), past
+     * which the string is refused as redis-server refuses one past proto-max-bulk-len.
+     */
+    private Result append(KvKey key, Entry entry, byte[][] args) {
+        byte[] tail = args[2];
+        long limit = args.length > 3 ? integer(args[3]) : Integer.MAX_VALUE - 64;
+        if (entry == null) {
+            entries.put(key, new Entry(tail, 0));
+            return written(RespOut.integerReply(tail.length), true);
+        }
+        long length = (long) entry.value().length + tail.length;
+        if (length > limit) {
+            return read(RespOut.errorReply("ERR string exceeds maximum allowed size (proto-max-bulk-len)"));
+        }
+        byte[] value = Arrays.copyOf(entry.value(), (int) length);
+        System.arraycopy(tail, 0, value, entry.value().length, tail.length);
+        entries.put(key, new Entry(value, entry.expiresAt()));
+        return written(RespOut.integerReply(length), true);
     }
 
     private Result incrementBy(KvKey key, Entry entry, long by) {
@@ -170,23 +311,49 @@ final class KvShardState {
         return written(RespOut.integerReply(next), true);
     }
 
-    private Result expire(KvKey key, Entry entry, byte[] amount, long scale, long now) {
-        Long n = integer(amount);
+    /**
+     * EXPIRE key seconds [NX|XX|GT|LT], PEXPIRE key milliseconds [...]: expireGenericCommand of redis-server 7.0,
+     * its checks in its order (the options, then the number, then the key). A key without a TTL has an infinite
+     * one: GT never sets it, LT always does. A deadline in the past deletes the key.
+     */
+    private Result expire(String name, KvKey key, Entry entry, byte[][] args, long now) {
+        boolean nx = false;
+        boolean xx = false;
+        boolean gt = false;
+        boolean lt = false;
+        for (int i = 3; i < args.length; i++) {
+            switch (cString(args[i]).toUpperCase(Locale.ROOT)) { // strcasecmp, as there
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "GT" -> gt = true;
+                case "LT" -> lt = true;
+                default -> {
+                    return read(RespOut.errorReply("ERR Unsupported option " + cString(args[i])));
+                }
+            }
+        }
+        if (nx && (xx || gt || lt)) {
+            return read(RespOut.errorReply("ERR NX and XX, GT or LT options at the same time are not compatible"));
+        }
+        if (gt && lt) {
+            return read(RespOut.errorReply("ERR GT and LT options at the same time are not compatible"));
+        }
+        Long n = integer(args[2]);
         if (n == null) {
             return read(NOT_INTEGER);
         }
         long at;
         try {
-            at = Math.addExact(now, Math.multiplyExact(n, scale));
+            at = Math.addExact(now, Math.multiplyExact(n, name.equals("EXPIRE") ? 1000L : 1L));
         } catch (ArithmeticException e) {
-            return read(RespOut.errorReply("ERR invalid expire time in '%s' command", scale == 1 ? "pexpire" : "expire"));
+            return read(invalidExpireTime(name));
         }
-        return setExpiry(key, entry, at, now);
-    }
-
-    /** A deadline in the past deletes the key, as redis-server does. */
-    private Result setExpiry(KvKey key, Entry entry, long at, long now) {
         if (entry == null) {
+            return read(RespOut.ZERO);
+        }
+        long current = entry.expiresAt() == 0 ? -1 : entry.expiresAt();
+        if ((nx && current != -1) || (xx && current == -1) || (gt && (current == -1 || at <= current))
+                || (lt && current != -1 && at >= current)) {
             return read(RespOut.ZERO);
         }
         if (at <= now) {
@@ -197,11 +364,58 @@ final class KvShardState {
         return written(RespOut.ONE, true);
     }
 
+    /** KEYS pattern, over this shard's live keys: an array of those that match. */
+    private byte[] keys(byte[] pattern, long now) {
+        boolean all = pattern.length == 1 && pattern[0] == '*';
+        List<byte[]> matched = new ArrayList<>();
+        entries.forEach((k, e) -> {
+            if (!e.expired(now) && (all || KvGlob.matches(pattern, k.bytes(), false))) {
+                matched.add(k.bytes());
+            }
+        });
+        RespOut out = new RespOut().arrayHeader(matched.size());
+        matched.forEach(out::bulk);
+        return out.toArray();
+    }
+
+    /** For INFO's keyspace: [keys, keys with a TTL, the sum of their TTLs in ms], of the live keys. */
+    private byte[] keyspace(long now) {
+        long keys = 0;
+        long expires = 0;
+        long ttls = 0;
+        for (Entry e : entries.values()) {
+            if (!e.expired(now)) {
+                keys++;
+                if (e.expiresAt() != 0) {
+                    expires++;
+                    ttls += e.expiresAt() - now;
+                }
+            }
+        }
+        return new RespOut().arrayHeader(3).integer(keys).integer(expires).integer(ttls).toArray();
+    }
+
+    /** The bytes up to the first NUL, as C's %s prints them (redis-server's error lines). */
+    static String cString(byte[] b) {
+        int n = 0;
+        while (n < b.length && b[n] != 0) {
+            n++;
+        }
+        return new String(b, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
     /**
      * Appends to {@code out} the command that makes {@code key} what it is now: SET with its value and deadline,
-     * or DEL. The log records that after each write, so that replaying it is the same whatever the write was.
+     * or DEL. The log records that right after each write, so that replaying it is the same whatever the write
+     * was. Right after a FLUSHALL (whose request carries an argument in the place of a key), the record is
+     * FLUSHALL.
      */
     void record(byte[] key, RespOut out) {
+        if (flushed) {
+            flushed = false;
+            out.arrayHeader(1).bulk(FLUSHALL);
+            return;
+        }
         Entry e = entries.get(new KvKey(key));
         if (e == null) {
             out.arrayHeader(2).bulk(DEL).bulk(key);

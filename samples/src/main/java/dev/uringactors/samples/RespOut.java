@@ -43,9 +43,12 @@ final class RespOut {
         return line('+', s);
     }
 
-    /** An error line; {@code message} starts with its code (ERR, WRONGTYPE, ...) and has no CR or LF. */
+    /**
+     * An error line; {@code message} starts with its code (ERR, WRONGTYPE, ...). A CR or LF in it (from a
+     * client's argument) is sent as a space, as redis-server's addReplyErrorFormat does.
+     */
     RespOut error(String message) {
-        return line('-', message);
+        return line('-', message.replace('\r', ' ').replace('\n', ' '));
     }
 
     RespOut integer(long n) {
@@ -69,8 +72,9 @@ final class RespOut {
         return bulk(s.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A line of one byte per char: the ISO-8859-1 text that client bytes were read as goes out as those bytes. */
     private RespOut line(char type, String text) {
-        byte[] t = text.getBytes(StandardCharsets.UTF_8);
+        byte[] t = text.getBytes(StandardCharsets.ISO_8859_1);
         ensure(t.length + 3);
         bytes[size++] = (byte) type;
         System.arraycopy(t, 0, bytes, size, t.length);

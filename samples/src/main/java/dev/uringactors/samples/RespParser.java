@@ -6,11 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads RESP2 requests off one connection's bytes: multibulk ({@code *N\r\n$L\r\n...}) and inline (a line of
- * words). Fed chunks as they arrive, it keeps only the unfinished tail, and resumes a half-read command where it
- * stopped. Every length is checked against {@link RespLimits} when it is announced, before any of its bytes are
- * held, so a client announcing a gigabyte costs nothing; after a {@link Outcome.ProtocolError} the connection
- * must be closed (as redis-server does), since nothing after it can be framed.
+ * Reads RESP2 requests off one connection's bytes as redis-server 7.0 reads them: multibulk
+ * ({@code *N\r\n$L\r\n...}) and inline (a line of words, quoted as redis-server quotes them). Fed chunks as
+ * they arrive, it keeps only the unfinished tail, and resumes a half-read command where it stopped. Every length
+ * is checked against {@link RespLimits} when it is announced, before any of its bytes are held, so a client
+ * announcing a gigabyte costs nothing; after a {@link Outcome.ProtocolError} the connection must be closed (as
+ * redis-server does), since nothing after it can be framed.
  */
 final class RespParser {
     /** What {@link #next()} finds. */
@@ -24,8 +25,6 @@ final class RespParser {
         }
     }
 
-    /** The longest {@code *N} or {@code $L} header line: a sign, 19 digits, CRLF, with room to spare. */
-    private static final int MAX_HEADER = 32;
     private static final int FIRST_ARGS = 16;
     private static final Outcome EMPTY_LINE = new Outcome.Command(List.of());
 
@@ -107,59 +106,55 @@ final class RespParser {
                 }
                 continue;
             }
-            int lineEnd = lineEnd(MAX_HEADER);
-            if (lineEnd == -1) {
+            int cr = headerEnd();
+            if (cr == -1) {
+                return end - start > limits.maxInline()
+                        ? new Outcome.ProtocolError("Protocol error: too big mbulk count string") : null;
+            }
+            if (cr == -2) {
                 return null;
             }
-            if (lineEnd == -2) {
-                return new Outcome.ProtocolError("Protocol error: too big mbulk count string");
-            }
-            long count = number(start + 1, lineEnd);
-            if (count == Long.MIN_VALUE || count > limits.maxElements()) {
+            Long count = string2ll(start + 1, cr);
+            if (count == null || count > limits.maxElements()) {
                 return new Outcome.ProtocolError("Protocol error: invalid multibulk length");
             }
-            start = lineEnd + 2;
+            start = cr + 2;
             if (count > 0) { // *0 and *-1 (any count below 1) are no command, as for redis-server
                 args = new ArrayList<>((int) Math.min(count, FIRST_ARGS));
-                elementsLeft = (int) count;
+                elementsLeft = (int) (long) count;
                 requestBytes = 0;
             }
         }
         while (elementsLeft > 0) {
             if (bulkLength < 0) {
-                if (start == end) {
+                int cr = headerEnd();
+                if (cr == -1) {
+                    return end - start > limits.maxInline()
+                            ? new Outcome.ProtocolError("Protocol error: too big bulk count string") : null;
+                }
+                if (cr == -2) {
                     return null;
                 }
                 if (buffer[start] != '$') {
                     return new Outcome.ProtocolError("Protocol error: expected '$', got '"
-                            + printable(buffer[start]) + "'");
+                            + (char) (buffer[start] & 0xff) + "'");
                 }
-                int lineEnd = lineEnd(MAX_HEADER);
-                if (lineEnd == -1) {
-                    return null;
-                }
-                if (lineEnd == -2) {
-                    return new Outcome.ProtocolError("Protocol error: too big bulk count string");
-                }
-                long length = number(start + 1, lineEnd);
-                if (length < 0 || length > limits.maxBulkLength()
+                Long length = string2ll(start + 1, cr);
+                if (length == null || length < 0 || length > limits.maxBulkLength()
                         || requestBytes + length > limits.maxRequest()) {
                     return new Outcome.ProtocolError("Protocol error: invalid bulk length");
                 }
-                start = lineEnd + 2;
-                bulkLength = (int) length;
+                start = cr + 2;
+                bulkLength = (int) (long) length;
                 requestBytes += length;
             }
             if (end - start < bulkLength + 2) {
                 return null;
             }
-            if (buffer[start + bulkLength] != '\r' || buffer[start + bulkLength + 1] != '\n') {
-                return new Outcome.ProtocolError("Protocol error: bulk string not followed by CRLF");
-            }
             byte[] arg = new byte[bulkLength];
             System.arraycopy(buffer, start, arg, 0, bulkLength);
             args.add(arg);
-            start += bulkLength + 2;
+            start += bulkLength + 2; // the two bytes after it, as redis-server, unread: CRLF, or whatever they are
             bulkLength = -1;
             elementsLeft--;
         }
@@ -169,13 +164,14 @@ final class RespParser {
     }
 
     /**
-     * An inline command: words separated by spaces or tabs up to LF (CR before it dropped); {@link #EMPTY_LINE}
-     * for a line of none, which is no command.
+     * An inline command: a line up to LF (a CR before it dropped), split into words as redis-server splits it
+     * (sdssplitargs); {@link #EMPTY_LINE} for a line of none, which is no command. As redis-server looks for the
+     * LF with strchr, a NUL before it hides it: the line is not over until it is too big.
      */
     private Outcome inline() {
         int newline = -1;
         int limit = Math.min(end, start + limits.maxInline() + 1);
-        for (int i = start; i < limit; i++) {
+        for (int i = start; i < limit && buffer[i] != 0; i++) {
             if (buffer[i] == '\n') {
                 newline = i;
                 break;
@@ -186,56 +182,128 @@ final class RespParser {
                     ? new Outcome.ProtocolError("Protocol error: too big inline request") : null;
         }
         int lineEnd = newline > start && buffer[newline - 1] == '\r' ? newline - 1 : newline;
-        List<byte[]> words = new ArrayList<>();
-        int word = -1;
-        for (int i = start; i <= lineEnd; i++) {
-            boolean space = i == lineEnd || buffer[i] == ' ' || buffer[i] == '\t';
-            if (space && word >= 0) {
-                byte[] w = new byte[i - word];
-                System.arraycopy(buffer, word, w, 0, w.length);
-                words.add(w);
-                word = -1;
-            } else if (!space && word < 0) {
-                word = i;
-            }
+        List<byte[]> words = splitArgs(buffer, start, lineEnd);
+        if (words == null) {
+            return new Outcome.ProtocolError("Protocol error: unbalanced quotes in request");
         }
         start = newline + 1;
         return words.isEmpty() ? EMPTY_LINE : new Outcome.Command(words);
     }
 
     /**
-     * The index of the CR of a CRLF ending the line at {@code start}, within {@code max} bytes; -1 if the line
-     * may still end, -2 if it is longer than that.
+     * The words of {@code b[from, to)} as redis-server's sdssplitargs makes them, or null for unbalanced quotes.
+     * Words are separated by white space (space, tab, CR, LF, VT, FF; a word itself ends only at space, tab, CR
+     * or LF); a word may hold "double quoted" parts, with \n \r \t \b \a \xHH and \ before any other byte
+     * taking it as it is, and 'single quoted' parts, with only \' escaped; a closing quote must be followed by
+     * white space or the end of the line.
      */
-    private int lineEnd(int max) {
-        int limit = Math.min(end - 1, start + max);
-        for (int i = start; i < limit; i++) {
-            if (buffer[i] == '\r' && buffer[i + 1] == '\n') {
-                return i;
+    static List<byte[]> splitArgs(byte[] b, int from, int to) {
+        List<byte[]> words = new ArrayList<>();
+        java.io.ByteArrayOutputStream word = new java.io.ByteArrayOutputStream();
+        int p = from;
+        while (true) {
+            while (p < to && isSpace(b[p])) {
+                p++;
             }
+            if (p == to) {
+                return words;
+            }
+            boolean inDouble = false;
+            boolean inSingle = false;
+            boolean done = false;
+            word.reset();
+            while (!done) {
+                int c = at(b, p, to);
+                if (inDouble) {
+                    if (c == '\\' && at(b, p + 1, to) == 'x' && hex(at(b, p + 2, to)) >= 0
+                            && hex(at(b, p + 3, to)) >= 0) {
+                        word.write(hex(at(b, p + 2, to)) * 16 + hex(at(b, p + 3, to)));
+                        p += 3;
+                    } else if (c == '\\' && at(b, p + 1, to) != 0) {
+                        p++;
+                        int e = at(b, p, to);
+                        word.write(switch (e) {
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case 't' -> '\t';
+                            case 'b' -> '\b';
+                            case 'a' -> 7;
+                            default -> e;
+                        });
+                    } else if (c == '"') {
+                        if (at(b, p + 1, to) != 0 && !isSpace((byte) at(b, p + 1, to))) {
+                            return null;
+                        }
+                        done = true;
+                    } else if (c == 0) {
+                        return null;
+                    } else {
+                        word.write(c);
+                    }
+                } else if (inSingle) {
+                    if (c == '\\' && at(b, p + 1, to) == '\'') {
+                        p++;
+                        word.write('\'');
+                    } else if (c == '\'') {
+                        if (at(b, p + 1, to) != 0 && !isSpace((byte) at(b, p + 1, to))) {
+                            return null;
+                        }
+                        done = true;
+                    } else if (c == 0) {
+                        return null;
+                    } else {
+                        word.write(c);
+                    }
+                } else {
+                    switch (c) {
+                        case ' ', '\n', '\r', '\t', 0 -> done = true;
+                        case '"' -> inDouble = true;
+                        case '\'' -> inSingle = true;
+                        default -> word.write(c);
+                    }
+                }
+                if (p < to) {
+                    p++;
+                }
+            }
+            words.add(word.toByteArray());
         }
-        return end - start > max ? -2 : -1;
     }
 
-    /** The decimal number in {@code [from, to)}, or Long.MIN_VALUE if it is not one. */
-    private long number(int from, int to) {
-        boolean negative = from < to && buffer[from] == '-';
-        int i = negative ? from + 1 : from;
-        if (i == to || to - i > 18) {
-            return Long.MIN_VALUE;
-        }
-        long value = 0;
-        for (; i < to; i++) {
-            int digit = buffer[i] - '0';
-            if (digit < 0 || digit > 9) {
-                return Long.MIN_VALUE;
-            }
-            value = value * 10 + digit;
-        }
-        return negative ? -value : value;
+    /** The byte at {@code i} (0 to 255), or 0 at the end, as a C string reads. */
+    private static int at(byte[] b, int i, int to) {
+        return i < to ? b[i] & 0xff : 0;
     }
 
-    private static String printable(byte b) {
-        return b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff);
+    /** C's isspace in the C locale. */
+    private static boolean isSpace(byte c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
     }
+
+    private static int hex(int c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F'
+                ? c - 'A' + 10 : -1;
+    }
+
+    /**
+     * The CR ending the {@code *N} or {@code $L} line at {@code start}, found as redis-server finds it (strchr:
+     * the first CR, unless a NUL comes first; the byte after the CR is taken for its LF unread): -1 if there is
+     * none yet, -2 if the byte after it has not come yet.
+     */
+    private int headerEnd() {
+        for (int i = start; i < end && buffer[i] != 0; i++) {
+            if (buffer[i] == '\r') {
+                return i + 1 < end ? i : -2;
+            }
+        }
+        return -1;
+    }
+
+    /** The number in {@code [from, to)} as redis-server's string2ll reads it, or null if it is not one. */
+    private Long string2ll(int from, int to) {
+        byte[] digits = new byte[Math.min(to - from, 21)];
+        System.arraycopy(buffer, from, digits, 0, digits.length);
+        return to - from > 20 ? null : KvShardState.integer(digits);
+    }
+
 }

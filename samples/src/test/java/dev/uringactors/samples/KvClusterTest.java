@@ -70,7 +70,7 @@ class KvClusterTest {
 
     private static boolean membersUp(int port, int members) {
         try (Jedis j = client(port)) {
-            return j.info().contains("cluster_members_up:" + members + "\r\n");
+            return j.info("cluster").contains("cluster_members_up:" + members + "\r\n");
         } catch (JedisException e) {
             return false;
         }

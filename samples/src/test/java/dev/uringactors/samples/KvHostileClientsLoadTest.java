@@ -70,7 +70,7 @@ class KvHostileClientsLoadTest {
 
     static List<String> refusedFrames() {
         return List.of("*1\r\n$-5\r\n", "*2\r\n$3\r\nSET\r\n$1073741824\r\n", "*2000000\r\n",
-                "*1\r\n$99999999999999999999999999999999999\r\n", "*1\r\n:1\r\n", "*1\r\n$1\r\nab\r\n");
+                "*1\r\n$99999999999999999999999999999999999\r\n", "*1\r\n:1\r\n", "*1\r\n$01\r\n");
     }
 
     @ParameterizedTest

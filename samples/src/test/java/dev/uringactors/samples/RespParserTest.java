@@ -53,6 +53,29 @@ class RespParserTest {
     }
 
     @Test
+    void inlineWordsAreQuotedAsRedisServerQuotesThem() {
+        RespParser p = parser("set \"a b\" 'c\\'d' \"\\x41\\n\\\"\\q\" x\"y z\"\r\necho \"\" ''\u000b\"\"\r\n");
+        assertEquals(List.of("set", "a b", "c'd", "A\n\"q", "xy z"), words(p.next()));
+        assertEquals(List.of("echo", "", "", ""), words(p.next())); // VT separates words, as isspace says
+        assertNull(p.next());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"set \"a b\"c d\r\n", "set \"abc d\r\n", "set 'abc d\r\n", "echo \"a\\\"\r\n",
+            "echo 'a'b\r\n", "echo \"a\\\r\n"})
+    void unbalancedQuotesAreAProtocolError(String line) {
+        assertEquals("Protocol error: unbalanced quotes in request", error(parser(line + "PING\r\n").next()));
+    }
+
+    @Test
+    void aNulHidesTheEndOfAnInlineLineAsRedisServersStrchrDoes() {
+        RespParser p = parser("echo a\0b\r\nPING\r\n");
+        assertNull(p.next());
+        p.feed(ByteString.fromString("x".repeat(LIMITS.maxInline())));
+        assertEquals("Protocol error: too big inline request", error(p.next()));
+    }
+
+    @Test
     void aCommandFedOneByteAtATimeIsTheSame() {
         String input = "*2\r\n$3\r\nGET\r\n$11\r\nkey\r\nwith\r\n\r\n";
         RespParser p = new RespParser(LIMITS);
@@ -125,14 +148,22 @@ class RespParserTest {
     void unterminatedFramesWaitAndThenOverlongHeadersFail() {
         assertNull(parser("*3\r\n$3\r\nSET\r\n$1\r").next());
         assertNull(parser("*12").next());
-        assertEquals("Protocol error: too big mbulk count string", error(parser("*" + "1".repeat(40)).next()));
-        assertEquals("Protocol error: too big bulk count string", error(parser("*1\r\n$" + "1".repeat(40)).next()));
+        assertNull(parser("*" + "1".repeat(40)).next()); // as redis-server: a header waits for its CR up to 64 KiB
+        assertEquals("Protocol error: invalid multibulk length", error(parser("*" + "1".repeat(40) + "\r\n").next()));
+        String longer = "1".repeat(LIMITS.maxInline());
+        assertEquals("Protocol error: too big mbulk count string", error(parser("*" + longer).next()));
+        assertEquals("Protocol error: too big bulk count string", error(parser("*1\r\n$" + longer).next()));
+        assertNull(parser("*1\r\n$4\0\r\nPING\r\n").next()); // a NUL hides the CR, as from strchr
     }
 
     @Test
-    void aBulkNotFollowedByCrlfOrAMissingDollarFails() {
-        assertEquals("Protocol error: bulk string not followed by CRLF", error(parser("*1\r\n$1\r\nab\r\n").next()));
+    void theTwoBytesAfterABulkAreSkippedUnreadAndADollarIsNeeded() {
+        RespParser p = parser("*2\r\n$4\r\nECHOxx$1\r\nab\r\n*1\r\n$4\r\nPING\r\n");
+        assertEquals(List.of("ECHO", "a"), words(p.next())); // as redis-server, which takes them for CRLF
+        assertEquals(List.of("PING"), words(p.next())); // "\r\n" left after "ab": an empty inline line
         assertEquals("Protocol error: expected '$', got ':'", error(parser("*1\r\n:1\r\n").next()));
+        assertEquals("Protocol error: invalid multibulk length", error(parser("*01\r\n").next()));
+        assertEquals("Protocol error: invalid bulk length", error(parser("*1\r\n$+4\r\n").next()));
     }
 
     @Test

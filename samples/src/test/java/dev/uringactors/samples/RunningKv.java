@@ -31,6 +31,22 @@ final class RunningKv implements AutoCloseable {
 
     /** As {@link #start(String)}, its shards logging their writes in {@code aof}. */
     static RunningKv start(String config, Optional<Path> aof, KvAppendLog.Fsync fsync) throws Exception {
+        RunningKv kv = launch(config, aof, fsync);
+        try (Jedis jedis = kv.client()) {
+            jedis.dbSize(); // every shard started: the cluster is up
+        }
+        return kv;
+    }
+
+    /**
+     * As {@link #start(String)}, but returns once the node listens, before any shard has started: for a node of
+     * a cluster of several, whose shards are to be spread once every node is up.
+     */
+    static RunningKv launch(String config) throws Exception {
+        return launch(config, Optional.empty(), KvAppendLog.Fsync.NO);
+    }
+
+    private static RunningKv launch(String config, Optional<Path> aof, KvAppendLog.Fsync fsync) throws Exception {
         Config c = ConfigFactory.parseString(config).withFallback(ConfigFactory.parseString("uring.rings = 2"))
                 .withFallback(ConfigFactory.parseResources(Main.class, "kv-cluster.conf"))
                 .withFallback(ConfigFactory.load()).resolve();
@@ -39,11 +55,7 @@ final class RunningKv implements AutoCloseable {
         CompletableFuture<KvNode> node = new CompletableFuture<>();
         testKit.spawn(KvServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), bound,
                 KvServer.Settings.from(c, 0, aof, fsync, Optional.empty()), node::complete), "kv");
-        RunningKv kv = new RunningKv(testKit, bound.get(30, TimeUnit.SECONDS), node.get(30, TimeUnit.SECONDS));
-        try (Jedis jedis = kv.client()) {
-            jedis.dbSize(); // every shard started: the cluster is up
-        }
-        return kv;
+        return new RunningKv(testKit, bound.get(30, TimeUnit.SECONDS), node.get(30, TimeUnit.SECONDS));
     }
 
     /** A Jedis client with a timeout that a loaded machine does not reach. */
