@@ -59,6 +59,11 @@ final class AckedWriter {
         this.connection = connection;
     }
 
+    /** Bytes given to this writer and not yet known to be sent. */
+    long held() {
+        return inConnection() + waitingBytes;
+    }
+
     /** Bytes handed to the connection and not yet known to be sent. */
     private long inConnection() {
         return written - acknowledged;

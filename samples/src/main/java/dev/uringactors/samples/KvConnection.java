@@ -19,6 +19,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.util.ByteString;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -33,7 +34,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * no key itself, and sends the others to the shards of their keys (each command of several keys as one request
  * per key). Answers come back in any order; each command has a {@link Slot} in a queue, and replies leave from
  * the head of the queue only, so the client gets them in the order of its commands. A shard that does not answer
- * within {@code samples.kv.request-timeout} (its node died, say) is answered with an error for that command.
+ * within {@code samples.kv.request-timeout} (its node died, say) is answered with an error for that request.
+ *
+ * <p>What the connection holds for its client is bounded in bytes ({@code samples.kv.reply-budget}): the answers
+ * arrived and not yet sent, plus what the answers on their way are assumed to cost (the largest answer lately).
+ * A request goes to its shard only while that sum is under the budget, and commands are read only while no
+ * request waits to go; past it reading stops, so a client that does not read is held back by TCP. An MGET's
+ * array leaves element by element as its answers come, so a reply larger than the budget is never built whole.
  */
 final class KvConnection implements KvCommands.Connection {
     /** Sent to itself after answers arrive, so that a burst of them leaves in one write. */
@@ -64,27 +71,36 @@ final class KvConnection implements KvCommands.Connection {
         CUSTOM
     }
 
+    /** Answers at least this long go out as writes of their own, not copied into one with their neighbours. */
+    private static final int OWN_WRITE = 16 * 1024;
+
     /** A command waiting for its answers. Its requests have the sequence numbers firstSeq, firstSeq + 1, ... */
     private static final class Slot {
         final Kind kind;
         final long firstSeq;
         final byte[][] parts;
-        final long since;
         int missing;
         byte[] reply;
+        /** Bytes of its answers (or its reply) arrived and not yet written. */
+        long held;
+        /** For {@link Kind#ARRAY}: the parts written so far, after the array's header (-1: not even that). */
+        int written = -1;
         /** For {@link Kind#CUSTOM}: the reply made of the answers. */
         java.util.function.Function<byte[][], byte[]> finish;
 
-        Slot(Kind kind, long firstSeq, int parts, long since) {
+        Slot(Kind kind, long firstSeq, int parts) {
             this.kind = kind;
             this.firstSeq = firstSeq;
             this.parts = new byte[parts][];
             this.missing = parts;
-            this.since = since;
         }
     }
 
-    private record Pending(Slot slot, int index, int shard, boolean viaRegion) {
+    /** A request of a command read, waiting for the budget to let it go to its shard. */
+    private record Unsent(Slot slot, int index, int shard, byte[][] args) {
+    }
+
+    private record Pending(Slot slot, int index, int shard, boolean viaRegion, long sentAt) {
     }
 
     private static final AtomicLong IDS = new AtomicLong();
@@ -99,6 +115,7 @@ final class KvConnection implements KvCommands.Connection {
     private final RespParser parser;
     private final RespOut out = new RespOut();
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private final ArrayDeque<Unsent> unsent = new ArrayDeque<>();
     private final Map<Long, Pending> pending = new HashMap<>();
     /** Per shard, the requests out through the region: while there are, the shard's next go that way too. */
     private final int[] viaRegion;
@@ -106,6 +123,10 @@ final class KvConnection implements KvCommands.Connection {
     private final int localPort;
     private String name = "";
     private long nextSeq;
+    /** Bytes of answers arrived and not yet written, over every slot. */
+    private long heldBytes;
+    /** What an answer on its way is assumed to cost: the largest lately, decaying by 1/32 with each answer. */
+    private long assumedAnswer;
     private boolean flushSent;
     private boolean ticking;
     /** After QUIT, a protocol error, or the client's end of stream: close once every reply is out. */
@@ -123,6 +144,7 @@ final class KvConnection implements KvCommands.Connection {
         this.writer = new AckedWriter(connection);
         this.parser = new RespParser(settings.limits());
         this.viaRegion = new int[node.shards];
+        this.assumedAnswer = settings.replyBudget() / 16; // at first 16 requests out, fewer once answers are large
         node.counters.connectionsReceived.increment();
         node.counters.connections.increment();
     }
@@ -146,7 +168,7 @@ final class KvConnection implements KvCommands.Connection {
                 })
                 .onMessageEquals(Flush.INSTANCE, () -> {
                     flushSent = false;
-                    write();
+                    advance();
                     return Behaviors.same();
                 })
                 .onMessageEquals(Tick.INSTANCE, () -> {
@@ -155,6 +177,7 @@ final class KvConnection implements KvCommands.Connection {
                 })
                 .onMessage(Ack.class, a -> {
                     writer.acknowledged(a);
+                    advance();
                     return Behaviors.same();
                 })
                 .onMessage(CommandFailed.class, f -> {
@@ -165,7 +188,7 @@ final class KvConnection implements KvCommands.Connection {
                 })
                 .onMessage(PeerClosed.class, p -> {
                     closing = true; // the replies still go out
-                    write();
+                    advance();
                     return Behaviors.same();
                 })
                 .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
@@ -183,17 +206,46 @@ final class KvConnection implements KvCommands.Connection {
         }
         parser.feed(r.data());
         node.counters.inputBytes.add(r.data().size());
+        advance();
+    }
+
+    /**
+     * Everything that can move now: finished replies out, waiting requests to their shards, then the commands
+     * read while nothing waits to go and the budget is not spent. Reading is held while anything waits.
+     */
+    private void advance() {
+        write();
+        dispatch();
         RespParser.Outcome outcome;
-        while (!closing && (outcome = parser.next()) != null) {
+        while (!closing && unsent.isEmpty() && owed() < settings.replyBudget()
+                && (outcome = parser.next()) != null) {
             if (outcome instanceof RespParser.Outcome.Command c) {
                 command(c.args());
+                dispatch();
             } else {
                 done(RespOut.errorReply("ERR " + ((RespParser.Outcome.ProtocolError) outcome).message()));
                 closing = true;
             }
         }
-        writer.holdReading(pending.size() >= settings.maxPending());
         write();
+        writer.holdReading(!unsent.isEmpty() || pending.size() >= settings.maxPending()
+                || owed() >= settings.replyBudget());
+    }
+
+    /** Bytes this connection holds for its client: answers not yet written, and written ones not yet sent. */
+    private long owed() {
+        return heldBytes + out.size() + writer.held();
+    }
+
+    /**
+     * Sends waiting requests while what they are assumed to bring fits in the budget beside what is owed (or,
+     * where the budget closes the connection instead, while fewer than {@code max-pending} are out).
+     */
+    private void dispatch() {
+        while (!unsent.isEmpty() && pending.size() < settings.maxPending() && (settings.closeOverBudget()
+                || owed() + pending.size() * assumedAnswer < settings.replyBudget())) {
+            send(unsent.poll());
+        }
     }
 
     private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
@@ -224,7 +276,7 @@ final class KvConnection implements KvCommands.Connection {
                         request[3] = Integer.toString(settings.limits().maxBulkLength())
                                 .getBytes(StandardCharsets.US_ASCII);
                     }
-                    send(slot(Kind.ONE, 1), 0, KvKey.shardOf(request[1], node.shards), request);
+                    request(slot(Kind.ONE, 1), 0, KvKey.shardOf(request[1], node.shards), request);
                 }
                 case PER_KEY -> perKey(command, args);
                 case EVERY_SHARD -> {
@@ -256,7 +308,7 @@ final class KvConnection implements KvCommands.Connection {
 
     private void everyShard(Slot slot, byte[][] request) {
         for (int shard = 0; shard < node.shards; shard++) {
-            send(slot, shard, shard, request);
+            request(slot, shard, shard, request);
         }
     }
 
@@ -286,12 +338,12 @@ final class KvConnection implements KvCommands.Connection {
         for (int i = 0; i < keys; i++) {
             byte[] key = args.get(1 + i * step);
             byte[][] request = mset ? new byte[][] {each, key, args.get(2 + i * 2)} : new byte[][] {each, key};
-            send(slot, i, KvKey.shardOf(key, node.shards), request);
+            request(slot, i, KvKey.shardOf(key, node.shards), request);
         }
     }
 
     private Slot slot(Kind kind, int parts) {
-        Slot slot = new Slot(kind, nextSeq, parts, System.nanoTime());
+        Slot slot = new Slot(kind, nextSeq, parts);
         nextSeq += parts;
         slots.add(slot);
         if (!ticking) {
@@ -308,17 +360,25 @@ final class KvConnection implements KvCommands.Connection {
         } else {
             Slot slot = slot(Kind.DONE, 0);
             slot.reply = reply;
+            slot.held = reply.length;
+            heldBytes += reply.length;
         }
+    }
+
+    /** Request {@code index} of {@code slot}, in line after the requests before it. */
+    private void request(Slot slot, int index, int shard, byte[][] args) {
+        unsent.add(new Unsent(slot, index, shard, args));
     }
 
     /**
      * To the shard's actor directly when it runs on this node and nothing of this connection for that shard is
      * still on its way through the region (which would let this request overtake it); else through the region.
      */
-    private void send(Slot slot, int index, int shard, byte[][] args) {
-        long seq = slot.firstSeq + index;
+    private void send(Unsent u) {
+        int shard = u.shard();
+        long seq = u.slot().firstSeq + u.index();
         ActorRef<KvShard.Command> local = viaRegion[shard] == 0 ? node.localShard(shard) : null;
-        KvMessage.Request request = new KvMessage.Request(shard, seq, args, self);
+        KvMessage.Request request = new KvMessage.Request(shard, seq, u.args(), self);
         if (local != null) {
             local.tell(request);
             node.counters.local.increment();
@@ -327,27 +387,32 @@ final class KvConnection implements KvCommands.Connection {
             viaRegion[shard]++;
             node.counters.remote.increment();
         }
-        pending.put(seq, new Pending(slot, index, shard, local == null));
+        pending.put(seq, new Pending(u.slot(), u.index(), shard, local == null, System.nanoTime()));
     }
 
     private void answered(KvMessage.Answer a) {
         Pending p = pending.remove(a.seq());
         if (p == null) {
-            return; // the command timed out before
+            return; // the request timed out before
         }
-        if (p.viaRegion()) {
-            viaRegion[p.shard()]--;
-        }
-        p.slot().parts[p.index()] = a.reply();
-        if (--p.slot().missing == 0) {
-            p.slot().reply = combine(p.slot());
-        }
-        if (!flushSent && slots.peek() == p.slot()) {
+        assumedAnswer = Math.max(a.reply().length, assumedAnswer - (assumedAnswer >> 5));
+        arrived(p, a.reply());
+        if (!flushSent) { // the burst of answers this one is in, handled in one go
             flushSent = true;
             ctx.getSelf().tell(Flush.INSTANCE);
         }
-        if (pending.size() < settings.maxPending() / 2) {
-            writer.holdReading(false);
+    }
+
+    private void arrived(Pending p, byte[] answer) {
+        if (p.viaRegion()) {
+            viaRegion[p.shard()]--;
+        }
+        Slot slot = p.slot();
+        slot.parts[p.index()] = answer;
+        slot.held += answer.length;
+        heldBytes += answer.length;
+        if (--slot.missing == 0 && slot.kind != Kind.ARRAY) {
+            slot.reply = combine(slot);
         }
     }
 
@@ -360,13 +425,6 @@ final class KvConnection implements KvCommands.Connection {
         return switch (slot.kind) {
             case ONE -> slot.parts[0];
             case ALL_OK -> RespOut.OK;
-            case ARRAY -> {
-                RespOut array = new RespOut().arrayHeader(slot.parts.length);
-                for (byte[] part : slot.parts) {
-                    array.raw(part);
-                }
-                yield array.toArray();
-            }
             case CONCAT -> {
                 int n = 0;
                 RespOut elements = new RespOut();
@@ -388,49 +446,90 @@ final class KvConnection implements KvCommands.Connection {
                 }
                 yield RespOut.integerReply(sum);
             }
-            case DONE -> throw new IllegalStateException("a done slot has no answers");
+            case DONE, ARRAY -> throw new IllegalStateException(slot.kind + " slots are not combined");
         };
     }
 
-    /** Moves the finished replies at the head of the queue out, and closes if that was the last of them. */
+    /**
+     * Moves what is finished at the head of the queue out (an MGET's elements as far as they have come), and
+     * closes if that was the last of it.
+     */
     private void write() {
-        while (!slots.isEmpty() && slots.peek().reply != null) {
-            out.raw(slots.poll().reply);
+        for (Slot head; (head = slots.peek()) != null && written(head); ) {
+            slots.poll();
         }
         if (slots.isEmpty() && ticking) {
             ticking = false;
             timers.cancel(Tick.INSTANCE);
         }
-        if (out.size() > 0) {
-            node.counters.outputBytes.add(out.size());
-            writer.write(out.take());
-        }
-        if (closing && slots.isEmpty()) {
+        flushOut();
+        if (settings.closeOverBudget() && !closing && owed() >= settings.replyBudget()) {
+            ctx.getLog().debug("kv connection {}: {} bytes owed to its client, over the budget; closing", id,
+                    owed());
+            closing = true;
+            connection.tell(CloseCommand.ABORT);
+        } else if (closing && slots.isEmpty()) {
             writer.closeWhenWritten();
         }
     }
 
-    /** Answers the commands whose shards have not answered within the timeout with an error. */
+    /** Writes what of {@code head} has arrived; whether that was all of it. */
+    private boolean written(Slot head) {
+        if (head.kind != Kind.ARRAY) {
+            if (head.reply != null) {
+                emit(head.reply);
+                heldBytes -= head.held;
+            }
+            return head.reply != null;
+        }
+        if (head.written < 0) {
+            out.arrayHeader(head.parts.length);
+            head.written = 0;
+        }
+        while (head.written < head.parts.length && head.parts[head.written] != null) {
+            byte[] element = head.parts[head.written];
+            head.parts[head.written++] = null; // not held here once written
+            emit(element);
+            head.held -= element.length;
+            heldBytes -= element.length;
+        }
+        return head.written == head.parts.length;
+    }
+
+    /** A small reply joins the write being made; a large one goes as it is, after that write. */
+    private void emit(byte[] reply) {
+        if (reply.length < OWN_WRITE) {
+            out.raw(reply);
+        } else {
+            flushOut();
+            node.counters.outputBytes.add(reply.length);
+            writer.write(ByteString.fromArrayUnsafe(reply)); // answers are never changed once made
+        }
+    }
+
+    private void flushOut() {
+        if (out.size() > 0) {
+            node.counters.outputBytes.add(out.size());
+            writer.write(out.take());
+        }
+    }
+
+    /** Answers the requests whose shards have not answered within the timeout with an error. */
     private void expireOld() {
         long now = System.nanoTime();
-        for (Slot slot : slots) {
-            if (now - slot.since < settings.requestTimeout().toNanos()) {
-                break;
-            }
-            if (slot.reply == null) {
-                for (int i = 0; i < slot.parts.length; i++) {
-                    Pending p = pending.remove(slot.firstSeq + i);
-                    if (p != null && p.viaRegion()) {
-                        viaRegion[p.shard()]--;
-                    }
+        byte[] timedOut = null;
+        for (var i = pending.values().iterator(); i.hasNext(); ) {
+            Pending p = i.next();
+            if (now - p.sentAt() >= settings.requestTimeout().toNanos()) {
+                i.remove();
+                if (timedOut == null) {
+                    timedOut = RespOut.errorReply("TRYAGAIN no answer from the shard within %s (its node may be "
+                            + "down)", settings.requestTimeout());
                 }
-                slot.reply = slot.kind == Kind.CUSTOM ? slot.finish.apply(slot.parts) // INFO: without them
-                        : RespOut.errorReply("TRYAGAIN no answer from the shard within %s (its node may be down)",
-                        settings.requestTimeout());
+                arrived(p, timedOut); // INFO counts the keys without that shard's
             }
         }
-        write();
-        writer.holdReading(pending.size() >= settings.maxPending());
+        advance();
     }
 
     @Override

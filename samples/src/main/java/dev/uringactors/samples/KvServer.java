@@ -22,7 +22,8 @@ import java.util.function.Consumer;
  */
 final class KvServer {
     /** The server's settings: {@code samples.kv} and what the command line said. */
-    record Settings(RespLimits limits, int shards, Duration requestTimeout, int maxPending, int port,
+    record Settings(RespLimits limits, int shards, Duration requestTimeout, int maxPending, long replyBudget,
+                    boolean closeOverBudget, int port,
                     Optional<Path> aof, KvAppendLog.Fsync fsync, long aofRewriteSize, Optional<Duration> statsEvery) {
         static Settings from(Config config, int port, Optional<Path> aof, KvAppendLog.Fsync fsync,
                              Optional<Duration> statsEvery) {
@@ -41,12 +42,20 @@ final class KvServer {
                 throw new ConfigException.BadValue("samples.kv.max-pending",
                         "must be positive, not " + maxPending);
             }
+            long replyBudget = kv.getBytes("reply-budget");
+            if (replyBudget < 64 * 1024) { // above the writer's acknowledgement interval, so that one is always due
+                throw new ConfigException.BadValue("samples.kv.reply-budget", "at least 64 KiB, not " + replyBudget);
+            }
+            String overBudget = kv.getString("over-budget");
+            if (!overBudget.equals("pause") && !overBudget.equals("close")) {
+                throw new ConfigException.BadValue("samples.kv.over-budget", "pause or close, not " + overBudget);
+            }
             long rewriteSize = kv.getBytes("aof-rewrite-size");
             if (rewriteSize < 1) {
                 throw new ConfigException.BadValue("samples.kv.aof-rewrite-size", "must be positive");
             }
-            return new Settings(RespLimits.from(config), shards, timeout, maxPending, port, aof, fsync, rewriteSize,
-                    statsEvery);
+            return new Settings(RespLimits.from(config), shards, timeout, maxPending, replyBudget,
+                    overBudget.equals("close"), port, aof, fsync, rewriteSize, statsEvery);
         }
     }
 
