@@ -15,11 +15,12 @@ import java.util.TreeSet;
  * Settings under {@code uring} that this library does not know: a misspelt key would otherwise be ignored in
  * silence and its default used. Each is named with the nearest known key. A key of a profile block
  * ({@code uring.profiles.<name>.<key>}) is checked against the top-level keys it overrides. A Pekko dispatcher's
- * block ({@code uring.jdk.file-dispatcher}) takes whatever Pekko takes there: Pekko checks it.
+ * block ({@code uring.jdk.file-dispatcher}, {@code uring.jdk.http-dispatcher}) takes whatever Pekko takes there:
+ * Pekko checks it.
  */
 final class UnknownKeys {
     /** The blocks under {@code uring} whose keys are Pekko's, not this library's. */
-    private static final List<String> PEKKO_BLOCKS = List.of("jdk.file-dispatcher.");
+    private static final List<String> PEKKO_BLOCKS = List.of("jdk.file-dispatcher.", "jdk.http-dispatcher.");
 
     private UnknownKeys() {
     }

@@ -15,4 +15,13 @@ class UnknownKeysTest {
         assertEquals(List.of("uring.jdk.file-dispatchr.throughput: unknown setting; did you mean "
                 + "uring.jdk.file-dispatcher.throughput?"), unknown);
     }
+
+    @Test
+    void theHttpDispatcherTakesPekkosKeysToo() {
+        List<String> unknown = UnknownKeys.of(ConfigFactory.parseString(
+                "jdk.http-dispatcher.thread-pool-executor.core-pool-size-min = 2, jdk.http-dispatcher.throughput = 2,"
+                        + " jdk.http-dispatchr.executor = x"));
+        assertEquals(List.of("uring.jdk.http-dispatchr.executor: unknown setting; did you mean "
+                + "uring.jdk.http-dispatcher.executor?"), unknown);
+    }
 }

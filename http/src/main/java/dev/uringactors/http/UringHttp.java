@@ -2,6 +2,7 @@ package dev.uringactors.http;
 
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.http.internal.JdkHttpMaterializer;
 import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -24,8 +25,10 @@ import org.apache.pekko.stream.SystemMaterializer;
  * clients that ask for nothing else; {@code bindFlow} and {@code connectionSource} serve HTTP/1.1, with a warning.
  *
  * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
- * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport; a route
- * dispatcher, when chosen, still runs the routes.
+ * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport. Its connections
+ * run on {@code uring.jdk.http-dispatcher}, whose threads have the ring threads' stack, deep enough for Pekko
+ * HTTP's parser, which recurses once per request that a read brings ({@link ServerBuilder#withMaterializer} moves
+ * them elsewhere); a route dispatcher, when chosen, still runs the routes.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;
@@ -41,14 +44,16 @@ public final class UringHttp {
 
     /**
      * A server builder for {@code host:port} (port 0 picks a free one), with {@code pekko.http.server} settings,
-     * no encryption (see {@link ServerBuilder#enableHttps}), the system's materializer, and routes run where
+     * no encryption (see {@link ServerBuilder#enableHttps}), the system's materializer (under the JDK backend one on
+     * {@code uring.jdk.http-dispatcher}), and routes run where
      * {@code uring.http.route-dispatcher} says (see {@link UringServerBuilder#withRouteDispatcher}). Assign it to a
      * {@link ServerBuilder} where only Pekko's API is wanted.
      */
     public UringServerBuilder newServerAt(String host, int port) {
         RouteDispatcher routes = RouteDispatcher.configured(system.classicSystem().settings().config());
         if (UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK) {
-            return new PekkoTransportServerBuilder(system, Http.get(system).newServerAt(host, port), routes);
+            return new PekkoTransportServerBuilder(system, Http.get(system).newServerAt(host, port)
+                    .withMaterializer(JdkHttpMaterializer.get(system.classicSystem())), routes);
         }
         return new RingServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),

@@ -9,7 +9,6 @@ import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,11 +56,11 @@ class HalfClosedPipelineTest {
     }
 
     /**
-     * 27 KB of requests, 144 KB of answers: on the rings only, whose threads have the stack
-     * that Pekko HTTP's parser needs for a read of many pipelined requests ({@link PipelinedFloodTest}).
+     * 27 KB of requests, 144 KB of answers: on threads with the stack that Pekko HTTP's parser needs for a read of
+     * many pipelined requests, the rings' or under the JDK backend uring.jdk.http-dispatcher's
+     * ({@link PipelinedFloodTest}).
      */
     @Test
-    @Tag("io-uring-only")
     void aThousandRequestsToo() throws Exception {
         answersAllThenCloses(UringHttp.get(testKit.system()).newServerAt("127.0.0.1", 0), 1000);
     }
