@@ -147,9 +147,19 @@ final class KvAppendLog {
 
     /** The fsync everysec owes, if a second has passed; nothing otherwise. */
     CompletionStage<Done> syncIfDue() {
-        boolean due = unsynced && (fsync == Fsync.ALWAYS
-                || (fsync == Fsync.EVERYSEC && System.nanoTime() - lastSyncNanos >= 1_000_000_000L));
-        if (!due) {
+        boolean due = fsync == Fsync.ALWAYS
+                || (fsync == Fsync.EVERYSEC && System.nanoTime() - lastSyncNanos >= 1_000_000_000L);
+        return due ? sync() : DONE;
+    }
+
+    /** Whether something appended has not been synced yet. */
+    boolean unsynced() {
+        return unsynced;
+    }
+
+    /** Syncs what was appended since the last fsync, whatever the fsync policy (at shutdown, as Redis does). */
+    CompletionStage<Done> sync() {
+        if (!unsynced) {
             return DONE;
         }
         unsynced = false;

@@ -3,6 +3,8 @@ package dev.uringactors.samples;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -82,7 +84,12 @@ final class KvServer {
                 ctx.getSystem().scheduler().scheduleAtFixedRate(every, every,
                         () -> System.out.println(lines.next(System.nanoTime())), ctx.getSystem().executionContext());
             });
-            return TcpServer.bind(address, bound, connected -> KvConnection.create(connected, node, settings));
+            CompletableFuture<ActorRef<ListenerCommand>> listener = new CompletableFuture<>();
+            ActorRef<KvClients.Command> clients = ctx.spawn(KvClients.create(listener), "clients");
+            return TcpServer.bind(address, bound, listener::complete, connected -> Behaviors.setup(c -> {
+                clients.tell(new KvClients.Opened(c.getSelf())); // to be finished at shutdown
+                return KvConnection.create(connected, node, settings);
+            }));
         });
     }
 }

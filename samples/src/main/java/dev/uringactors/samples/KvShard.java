@@ -29,6 +29,8 @@ import java.util.concurrent.CompletionStage;
  * the file, the replies of the commands after it wait too, reads included: no client hears of a value that is not
  * durable. An append that fails is answered with its error, as is every command held behind it, and the shard
  * starts again from its file (the failed records cut off it), so that what it holds is what the file holds.
+ * Told to stop (handed off, or the node leaving), it stops once its appends are done and its file is synced,
+ * whatever the fsync policy.
  */
 final class KvShard {
     /** What the entity takes. */
@@ -246,6 +248,14 @@ final class KvShard {
     }
 
     private Behavior<Command> stopIfIdle() {
-        return stopping && !appending && held.isEmpty() ? Behaviors.stopped() : Behaviors.same();
+        if (!stopping || appending || !held.isEmpty()) {
+            return Behaviors.same();
+        }
+        if (log != null && log.unsynced()) { // what everysec or no still owes the device, before the file closes
+            appending = true;
+            ctx.pipeToSelf(log.sync(), (done, failure) -> new Appended(List.of(), failure));
+            return Behaviors.same();
+        }
+        return Behaviors.stopped();
     }
 }

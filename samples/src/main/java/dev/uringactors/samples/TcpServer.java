@@ -7,9 +7,11 @@ import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import dev.uringactors.actors.tcp.UringTcp;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -19,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -32,9 +35,16 @@ final class TcpServer {
 
     static Behavior<Event> bind(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
                                 Function<Connected, Behavior<Event>> connectionHandler) {
+        return bind(address, bound, listener -> { }, connectionHandler);
+    }
+
+    /** As above; {@code listener} gets the listener once bound, for a server that unbinds it itself. */
+    static Behavior<Event> bind(InetSocketAddress address, CompletableFuture<InetSocketAddress> bound,
+                                Consumer<ActorRef<ListenerCommand>> listener,
+                                Function<Connected, Behavior<Event>> connectionHandler) {
         return Behaviors.setup(ctx -> {
             try {
-                return listening(ctx, address, bound, connectionHandler);
+                return listening(ctx, address, bound, listener, connectionHandler);
             } catch (RuntimeException e) { // e.g. the rings could not start: say why, rather than time out
                 bound.completeExceptionally(e);
                 throw e;
@@ -44,6 +54,7 @@ final class TcpServer {
 
     private static Behavior<Event> listening(ActorContext<Event> ctx, InetSocketAddress address,
                                              CompletableFuture<InetSocketAddress> bound,
+                                             Consumer<ActorRef<ListenerCommand>> listener,
                                              Function<Connected, Behavior<Event>> connectionHandler) {
         // samples.idle-timeout: a connection that stays silent is closed (the library's default is never).
         Config config = ctx.getSystem().settings().config();
@@ -54,6 +65,7 @@ final class TcpServer {
         UringExtension uring = UringExtension.get(ctx.getSystem());
         return Behaviors.receive(Event.class)
                 .onMessage(Bound.class, b -> {
+                    listener.accept(b.listener());
                     bound.complete(b.localAddress());
                     return Behaviors.same();
                 })

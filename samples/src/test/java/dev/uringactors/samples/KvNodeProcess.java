@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -76,6 +77,16 @@ final class KvNodeProcess implements AutoCloseable {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         assertTrue(process.waitFor(10, TimeUnit.SECONDS), "the killed node ended");
+    }
+
+    /**
+     * SIGTERM, as a service manager sends it ({@link Process#destroy} would also close our end of its output);
+     * returns the exit code once the node has ended, or fails if it has not within 30 s.
+     */
+    int terminate() throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor());
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the node ended after SIGTERM");
+        return process.exitValue();
     }
 
     @Override
