@@ -1,5 +1,6 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.BothBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.ServerBinding;
@@ -18,11 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Bursts of 300 connections at once, each POSTing 1 MiB, against a server with the default settings: every one is
- * accepted and answered, ten bursts in a row. With Pekko HTTP's backlog of 100 the listen queue overflowed and the
- * kernel sent SYN cookies; some of the clients were reset.
+ * accepted and answered, ten bursts in a row, on either backend. With Pekko HTTP's backlog of 100 the listen queue
+ * overflowed and the kernel sent SYN cookies; some of the clients were reset.
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@BothBackends
 class ConnectionBurstTest {
     private static final int CLIENTS = 300;
     private static final int LENGTH = 1 << 20;
