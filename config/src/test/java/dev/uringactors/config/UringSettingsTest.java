@@ -57,7 +57,7 @@ class UringSettingsTest {
         assertEquals(new UringSettings.Supervision(10, Duration.ofMinutes(1)), s.supervision());
         assertFalse(s.jmx());
         assertEquals(new UringSettings.Tcp(UringSettings.ListenerMode.SHARED,
-                UringSettings.AcceptMode.MULTISHOT, 1024, true, 512, 16384, 1 << 20,
+                UringSettings.AcceptMode.MULTISHOT, 4096, true, 512, 16384, 1 << 20,
                 -1, null, Duration.ofMillis(100), Duration.ofSeconds(5), 128 * 1024, 128 * 1024,
                 64 * 1024, 128 * 1024), s.tcp());
     }

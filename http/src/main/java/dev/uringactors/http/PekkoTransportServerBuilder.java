@@ -1,6 +1,7 @@
 package dev.uringactors.http;
 
 import dev.uringactors.http.internal.RouteDispatcher;
+import dev.uringactors.http.internal.ServerDefaults;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.event.LoggingAdapter;
 import org.apache.pekko.http.javadsl.HandlerProvider;
@@ -69,7 +70,7 @@ record PekkoTransportServerBuilder(ClassicActorSystemProvider system, ServerBuil
 
     @Override
     public CompletionStage<ServerBinding> bind(Function<HttpRequest, CompletionStage<HttpResponse>> handler) {
-        return refusalOr(() -> pekko.bind(routes.placeAsync(system.classicSystem(), handler)));
+        return refusalOr(() -> withDefaults().bind(routes.placeAsync(system.classicSystem(), handler)));
     }
 
     @Override
@@ -79,12 +80,18 @@ record PekkoTransportServerBuilder(ClassicActorSystemProvider system, ServerBuil
 
     @Override
     public CompletionStage<ServerBinding> bindFlow(Flow<HttpRequest, HttpResponse, ?> handler) {
-        return refusalOr(() -> pekko.bindFlow(routes.place(handler)));
+        return refusalOr(() -> withDefaults().bindFlow(routes.place(handler)));
     }
 
     @Override
     public Source<IncomingConnection, CompletionStage<ServerBinding>> connectionSource() {
-        return pekko.connectionSource();
+        return withDefaults().connectionSource();
+    }
+
+    /** Pekko's builder with {@link ServerDefaults} applied to the settings it binds with. */
+    private ServerBuilder withDefaults() {
+        ServerDefaults defaults = ServerDefaults.of(system.classicSystem().settings().config());
+        return pekko.adaptSettings(defaults::applyTo);
     }
 
     private UringServerBuilder with(ServerBuilder changed) {

@@ -3,6 +3,7 @@ package dev.uringactors.http;
 import dev.uringactors.http.internal.HandlerCall;
 import dev.uringactors.http.internal.RingHttpServer;
 import dev.uringactors.http.internal.RouteDispatcher;
+import dev.uringactors.http.internal.ServerDefaults;
 import dev.uringactors.http.internal.ServerStack;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.event.LoggingAdapter;
@@ -126,8 +127,7 @@ record RingServerBuilder(ClassicActorSystemProvider system, String host, int por
 
     private RingHttpServer server() {
         ServerStack stack = new ServerStack(system.classicSystem(),
-                (org.apache.pekko.http.scaladsl.settings.ServerSettings) settings,
-                context, log);
+                ServerDefaults.of(system.classicSystem().settings().config()).applyTo(settings), context, log);
         return new RingHttpServer(system, stack, host, port, routes);
     }
 }

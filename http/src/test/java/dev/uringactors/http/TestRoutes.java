@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractMaterializer;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.extractUri;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
@@ -36,7 +37,8 @@ final class TestRoutes {
      * {@code /}: hello; {@code /thread}: the name of the thread that ran the route; {@code /uri}: the request's
      * URI as the server has it; {@code /echo} (POST): the
      * body back, of any size, once it has all arrived;
-     * {@code /stream-echo} (POST): the body streamed back as it arrives; {@code /bytes/N}: N bytes of {@link #pattern} as a chunked stream;
+     * {@code /stream-echo} (POST): the body streamed back as it arrives; {@code /length} (POST): how many bytes the
+     * body had, counted as it streams in; {@code /bytes/N}: N bytes of {@link #pattern} as a chunked stream;
      * {@code /slow}: whatever {@code slow} completes with.
      */
     static Route routes(Supplier<CompletionStage<String>> slow) {
@@ -48,6 +50,10 @@ final class TestRoutes {
                         body -> complete(HttpEntities.create(ContentTypes.APPLICATION_OCTET_STREAM, body)))))),
                 path("stream-echo", () -> post(() -> withoutSizeLimit(() -> extractRequestEntity(entity -> complete(
                         HttpEntities.create(ContentTypes.APPLICATION_OCTET_STREAM, entity.getDataBytes())))))),
+                path("length", () -> post(() -> withoutSizeLimit(() -> extractRequestEntity(entity ->
+                        extractMaterializer(materializer -> onSuccess(entity.getDataBytes()
+                                .runFold(0L, (n, chunk) -> n + chunk.size(), materializer),
+                                n -> complete(Long.toString(n)))))))),
                 pathPrefix("bytes", () -> path(integerSegment(), n -> get(() -> complete(HttpResponse.create()
                         .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_OCTET_STREAM,
                                 Source.range(0, (n - 1) / 8192).map(i -> ByteString.fromArrayUnsafe(

@@ -16,7 +16,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -158,6 +162,41 @@ class HttpServerTest {
             assertTrue(response.contains("Connection: close"));
         }
         assertStillServing();
+    }
+
+    /**
+     * A thousand connections opened at once (every connect issued before any is waited for), each asking once and
+     * closing: every one is answered, none reset (the listen backlog holds the burst).
+     */
+    @Test
+    void aThousandConnectionsAtOnceAreAllServed() throws Exception {
+        List<SocketChannel> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 1000; i++) {
+                SocketChannel client = SocketChannel.open();
+                clients.add(client);
+                client.configureBlocking(false);
+                client.connect(server);
+            }
+            ByteBuffer request = StandardCharsets.ISO_8859_1.encode(
+                    "GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+            for (SocketChannel client : clients) {
+                client.configureBlocking(true);
+                client.socket().setSoTimeout(30_000);
+                client.finishConnect();
+                client.write(request.duplicate());
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                ByteArrayOutputStream answer = new ByteArrayOutputStream();
+                clients.get(i).socket().getInputStream().transferTo(answer);
+                assertTrue(answer.toString(StandardCharsets.ISO_8859_1).startsWith("HTTP/1.1 200 "),
+                        "connection " + i + ": " + answer.toString(StandardCharsets.ISO_8859_1));
+            }
+        } finally {
+            for (SocketChannel client : clients) {
+                client.close();
+            }
+        }
     }
 
     @Test

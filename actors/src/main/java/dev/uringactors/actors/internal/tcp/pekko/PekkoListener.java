@@ -6,12 +6,14 @@ import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.config.UringSettings;
-import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.AbstractActorWithTimers;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.actor.SupervisorStrategy;
 import org.apache.pekko.actor.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.event.Logging;
+import org.apache.pekko.event.LoggingAdapter;
 import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
 
@@ -23,16 +25,29 @@ import java.util.List;
  * Pekko's Tcp manager, tells the bind's handler {@link TcpProtocol.Bound} with itself as the listener, and makes a
  * {@link PekkoConnection} (its child) for each connection Pekko accepts. After an unbind it stays until its
  * connections have closed, as they are its children.
+ *
+ * <p>Pekko's listener retries an accept that failed at once, logging each failure (out of file descriptors, a hot
+ * loop of stack traces until one frees). So it is let accept only as many connections as the process has
+ * descriptors for, counted just before ({@link FreeDescriptors}); with none, this one pauses
+ * {@code uring.tcp.accept-backoff}, one WARN per pause, as a ring's listener does after EMFILE.
  */
-final class PekkoListener extends AbstractActor {
+final class PekkoListener extends AbstractActorWithTimers {
     /** Connections Pekko's listener may accept before it hears from this one again: its own default batch. */
     private static final int ACCEPT_BATCH = 10;
+    private static final Object RETRY = "retry";
     private final Bind bind;
     private final UringSettings.Tcp tcp;
     private final Rings rings;
+    private final LoggingAdapter log = Logging.getLogger(getContext().getSystem(), this);
     private final List<org.apache.pekko.actor.typed.ActorRef<Event>> unbindReplies = new ArrayList<>();
     private ActorRef pekkoListener;
     private long accepted;
+    private long pauses;
+    /** Connections the bind's handler allowed (pull mode) that Pekko's listener has not been let accept yet. */
+    private long wanted;
+    /** Connections Pekko's listener may accept before it hears from this one again. */
+    private int allowed;
+    private boolean paused;
     private boolean unbound;
     /** The bind's handler has heard Bound or CommandFailed. */
     private boolean told;
@@ -83,7 +98,7 @@ final class PekkoListener extends AbstractActor {
                 .match(Tcp.Bound.class, b -> {
                     told = true;
                     pekkoListener = getSender();
-                    acceptOnUnlessPulled();
+                    allowMore();
                     bind.handler().tell(new TcpProtocol.Bound(b.localAddress(), Adapter.toTyped(getSelf())));
                 })
                 .match(Tcp.CommandFailed.class, f -> {
@@ -95,10 +110,17 @@ final class PekkoListener extends AbstractActor {
                     accepted++;
                     getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
                             rings.nextRing(), tcp, rings.settings().maxIoSize())));
-                    acceptOnUnlessPulled();
+                    allowed--;
+                    allowMore();
                 })
-                .match(TcpProtocol.ResumeAccepting.class,
-                        r -> pekkoListener.tell(TcpMessage.resumeAccepting(r.batchSize()), getSelf()))
+                .match(TcpProtocol.ResumeAccepting.class, r -> {
+                    wanted += r.batchSize();
+                    allowMore();
+                })
+                .matchEquals(RETRY, r -> {
+                    paused = false;
+                    allowMore();
+                })
                 .match(TcpProtocol.Unbind.class, this::unbind)
                 .matchEquals(Tcp.Unbound$.MODULE$, u -> {
                     unbound = true;
@@ -107,16 +129,35 @@ final class PekkoListener extends AbstractActor {
                     stopWhenDone();
                 })
                 .match(TcpProtocol.GetListenerStats.class,
-                        g -> g.replyTo().tell(new ListenerStats(accepted, 0, 0, 0, 0, 0)))
+                        g -> g.replyTo().tell(new ListenerStats(accepted, 0, 0, pauses, 0, 0)))
                 .match(Terminated.class, t -> stopWhenDone())
                 .build();
     }
 
-    /** A bind not in pull mode accepts whenever a connection comes: Pekko's listener is let accept a batch more. */
-    private void acceptOnUnlessPulled() {
-        if (!bind.pullMode() && !unbound && unbindReplies.isEmpty()) { // not once an unbind is under way
-            pekkoListener.tell(TcpMessage.resumeAccepting(ACCEPT_BATCH), getSelf());
+    /**
+     * Once Pekko's listener has accepted what it was let, it is let accept a batch more (in pull mode, no more than
+     * the handler asked for), as many as there are free descriptors; with none, a pause. Not once an unbind is under
+     * way.
+     */
+    private void allowMore() {
+        long want = bind.pullMode() ? wanted : ACCEPT_BATCH;
+        if (pekkoListener == null || allowed > 0 || paused || want == 0 || unbound || !unbindReplies.isEmpty()) {
+            return;
         }
+        FreeDescriptors free = FreeDescriptors.upTo((int) Math.min(want, ACCEPT_BATCH));
+        if (free.count() == 0) {
+            paused = true;
+            pauses++;
+            log.warning("accepting on {} paused: {} (no file descriptor left); accepting again in {}",
+                    bind.localAddress(), free.failure(), tcp.acceptBackoff());
+            getTimers().startSingleTimer(RETRY, RETRY, tcp.acceptBackoff());
+            return;
+        }
+        allowed = free.count();
+        if (bind.pullMode()) {
+            wanted -= allowed;
+        }
+        pekkoListener.tell(TcpMessage.resumeAccepting(allowed), getSelf());
     }
 
     private void unbind(TcpProtocol.Unbind u) {
