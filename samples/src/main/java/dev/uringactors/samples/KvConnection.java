@@ -249,8 +249,6 @@ final class KvConnection implements KvCommands.Connection {
     }
 
     private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
-    /** In the place of the key, where a shard's log looks for one (see {@link KvShardState#record}). */
-    private static final byte[] SYNC = "SYNC".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEYSPACE = "KEYSPACE".getBytes(StandardCharsets.US_ASCII);
 
     private void command(List<byte[]> args) {
@@ -292,7 +290,7 @@ final class KvConnection implements KvCommands.Connection {
                                 done(KvCommands.SYNTAX);
                                 return;
                             }
-                            request = new byte[][] {FLUSHALL, SYNC};
+                            request = new byte[][] {FLUSHALL};
                             kind = Kind.ALL_OK;
                         }
                         default -> {

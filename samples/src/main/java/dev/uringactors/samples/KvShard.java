@@ -188,7 +188,7 @@ final class KvShard {
             return Behaviors.same();
         }
         if (result.write()) {
-            state.record(r.args()[1], batch);
+            state.record(r.args(), batch);
         }
         held.add(new Held(r.replyTo(), answer)); // a write, or a command behind one not yet in the file
         if (!flushSent) {

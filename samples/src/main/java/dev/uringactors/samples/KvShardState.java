@@ -41,8 +41,6 @@ final class KvShardState {
     private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
 
     private final Map<KvKey, Entry> entries = new HashMap<>();
-    /** The command just executed was a FLUSHALL that removed keys: {@link #record} records it. */
-    private boolean flushed;
 
     int size(long now) {
         entries.values().removeIf(e -> e.expired(now));
@@ -71,7 +69,6 @@ final class KvShardState {
      * FLUSHALL, the keyspace figures of INFO).
      */
     Result execute(String name, byte[][] args, long now) {
-        flushed = false;
         switch (name) {
             case "KEYS" -> {
                 return read(keys(args[1], now));
@@ -79,7 +76,6 @@ final class KvShardState {
             case "FLUSHALL" -> {
                 boolean had = !entries.isEmpty();
                 entries.clear();
-                flushed = had;
                 return written(RespOut.OK, had);
             }
             case "KEYSPACE" -> {
@@ -176,24 +172,28 @@ final class KvShardState {
             return unit.endsWith("AT");
         }
 
-        /**
-         * The deadline (epoch ms) the expire time says, or the error: getExpireMillisecondsOrReply of
-         * redis-server 7.0.
-         */
-        Object deadline(String command, long now) {
+        /** The deadline the expire time says, or why it is refused: getExpireMillisecondsOrReply of 7.0. */
+        Deadline deadline(String command, long now) {
             Long n = integer(expire);
             if (n == null) {
-                return NOT_INTEGER;
+                return Deadline.refused(NOT_INTEGER);
             }
             boolean seconds = unit.startsWith("E");
             if (n <= 0 || (seconds && n > Long.MAX_VALUE / 1000)) {
-                return invalidExpireTime(command);
+                return Deadline.refused(invalidExpireTime(command));
             }
             long ms = seconds ? n * 1000 : n;
             if (!absolute()) {
                 ms += now; // as in C, an overflow goes negative
             }
-            return ms <= 0 ? invalidExpireTime(command) : (Object) ms;
+            return ms <= 0 ? Deadline.refused(invalidExpireTime(command)) : new Deadline(ms, null);
+        }
+    }
+
+    /** An expire time read from a command: {@code at} in epoch ms, or the error {@code refusal} it is answered. */
+    private record Deadline(long at, byte[] refusal) {
+        static Deadline refused(byte[] reply) {
+            return new Deadline(0, reply);
         }
     }
 
@@ -210,11 +210,11 @@ final class KvShardState {
         }
         long expiresAt = 0;
         if (o.unit != null) {
-            Object deadline = o.deadline("set", now);
-            if (deadline instanceof byte[] e) {
-                return read(e);
+            Deadline deadline = o.deadline("set", now);
+            if (deadline.refusal() != null) {
+                return read(deadline.refusal());
             }
-            expiresAt = (Long) deadline;
+            expiresAt = deadline.at();
         }
         byte[] old = entry == null ? null : entry.value();
         if ((o.nx && entry != null) || (o.xx && entry == null)) {
@@ -230,11 +230,11 @@ final class KvShardState {
         Options o = new Options();
         o.unit = name.equals("SETEX") ? "EX" : "PX";
         o.expire = args[2];
-        Object deadline = o.deadline(name, now);
-        if (deadline instanceof byte[] e) {
-            return read(e);
+        Deadline deadline = o.deadline(name, now);
+        if (deadline.refusal() != null) {
+            return read(deadline.refusal());
         }
-        entries.put(key, new Entry(args[3], (Long) deadline));
+        entries.put(key, new Entry(args[3], deadline.at()));
         return written(RespOut.OK, true);
     }
 
@@ -250,11 +250,11 @@ final class KvShardState {
         }
         long at = 0;
         if (o.unit != null) {
-            Object deadline = o.deadline("getex", now);
-            if (deadline instanceof byte[] e) {
-                return read(e);
+            Deadline deadline = o.deadline("getex", now);
+            if (deadline.refusal() != null) {
+                return read(deadline.refusal());
             }
-            at = (Long) deadline;
+            at = deadline.at();
         }
         byte[] reply = RespOut.bulkReply(entry.value());
         if (o.unit != null && o.absolute() && at <= now) {
@@ -405,17 +405,16 @@ final class KvShardState {
     }
 
     /**
-     * Appends to {@code out} the command that makes {@code key} what it is now: SET with its value and deadline,
-     * or DEL. The log records that right after each write, so that replaying it is the same whatever the write
-     * was. Right after a FLUSHALL (whose request carries an argument in the place of a key), the record is
-     * FLUSHALL.
+     * Appends to {@code out} the record of the write {@code args} just made: FLUSHALL for a FLUSHALL, else the
+     * command that makes its key ({@code args[1]}) what it is now, SET with its value and deadline or DEL. The
+     * log records that right after each write, so that replaying it is the same whatever the write was.
      */
-    void record(byte[] key, RespOut out) {
-        if (flushed) {
-            flushed = false;
+    void record(byte[][] args, RespOut out) {
+        if (Arrays.equals(args[0], FLUSHALL)) {
             out.arrayHeader(1).bulk(FLUSHALL);
             return;
         }
+        byte[] key = args[1];
         Entry e = entries.get(new KvKey(key));
         if (e == null) {
             out.arrayHeader(2).bulk(DEL).bulk(key);

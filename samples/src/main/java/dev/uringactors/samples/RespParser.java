@@ -197,6 +197,12 @@ final class RespParser {
      * taking it as it is, and 'single quoted' parts, with only \' escaped; a closing quote must be followed by
      * white space or the end of the line.
      */
+    /** Whether the closing quote at {@code p} may end its word: white space or the end of the line follows. */
+    private static boolean endsWord(byte[] b, int p, int to) {
+        int next = at(b, p + 1, to);
+        return next == 0 || isSpace((byte) next);
+    }
+
     static List<byte[]> splitArgs(byte[] b, int from, int to) {
         List<byte[]> words = new ArrayList<>();
         java.io.ByteArrayOutputStream word = new java.io.ByteArrayOutputStream();
@@ -231,7 +237,7 @@ final class RespParser {
                             default -> e;
                         });
                     } else if (c == '"') {
-                        if (at(b, p + 1, to) != 0 && !isSpace((byte) at(b, p + 1, to))) {
+                        if (!endsWord(b, p, to)) {
                             return null;
                         }
                         done = true;
@@ -245,7 +251,7 @@ final class RespParser {
                         p++;
                         word.write('\'');
                     } else if (c == '\'') {
-                        if (at(b, p + 1, to) != 0 && !isSpace((byte) at(b, p + 1, to))) {
+                        if (!endsWord(b, p, to)) {
                             return null;
                         }
                         done = true;
