@@ -195,16 +195,4 @@ final class SettingsReader {
         }
         return List.copyOf(list);
     }
-
-    /** "none" gives -1. */
-    int intOrNone(String key, int min, int max) {
-        if (isWord(key, "none")) {
-            return -1;
-        }
-        try {
-            return intIn(key, min, max);
-        } catch (ConfigException.BadValue e) {
-            throw bad(key, "none or a whole number from " + min + " to " + max, raw(key));
-        }
-    }
 }
