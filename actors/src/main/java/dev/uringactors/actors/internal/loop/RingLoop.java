@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -45,10 +46,10 @@ import java.util.function.Supplier;
  * reschedules itself every time), a timer, an ask or a tell from elsewhere waits at most one turn; tasks from
  * one thread keep their order.
  *
- * <p>Life: {@link #stop()} closes the ring (its requests are cancelled and answered) but the thread goes on running
- * the tasks of the actors still on it, which the closed issuer answers with refusals, until {@link #end()} (the
- * actor system has terminated). Only then does {@link #execute} refuse, on the caller's thread: no task ever runs
- * ring code on another thread.
+ * <p>Life: {@link #stop()} lets the queued work settle, then closes the ring (its requests are cancelled and
+ * answered) but the thread goes on running the tasks of the actors still on it, which the closed issuer answers
+ * with refusals, until {@link #end()} (the actor system has terminated). Only then does {@link #execute} refuse,
+ * on the caller's thread: no task ever runs ring code on another thread.
  */
 public final class RingLoop implements Executor {
     private static final Logger log = LoggerFactory.getLogger(RingLoop.class);
@@ -166,15 +167,19 @@ public final class RingLoop implements Executor {
         started.complete(null);
         try {
             while (!stopping) {
-                turn();
+                turn(true);
             }
-            closeRing();
+            // One shutdown-timeout for both: the queued work may take half of it, the drain has what is left.
+            long closing = System.nanoTime();
+            settle(settings.shutdownTimeout().dividedBy(2));
+            Duration left = settings.shutdownTimeout().minusNanos(System.nanoTime() - closing);
+            closeRing(left.isNegative() ? Duration.ZERO : left); // negative after a task stuck that long
             while (!ending) {
                 runWithoutRing();
             }
         } catch (Throwable fatal) {
             log.error("ring loop {} died", index, fatal);
-            closeRing();
+            closeRing(settings.shutdownTimeout());
         } finally {
             ended = true;
             runTasks(Integer.MAX_VALUE, Long.MAX_VALUE); // what arrived before the producers could see the end
@@ -182,17 +187,44 @@ public final class RingLoop implements Executor {
         }
     }
 
-    /** Answers what is in flight and every later request with the shutdown, and tells the subscribers. */
-    private void closeRing() {
+    /**
+     * Answers what is in flight and every later request with the shutdown, waiting up to {@code drainTimeout} for
+     * the kernel's last completions, and tells the subscribers.
+     */
+    private void closeRing(Duration drainTimeout) {
         if (issuer.isOpen()) {
             IllegalStateException shutDown = new IllegalStateException("ring " + index + " is shut down");
-            issuer.close(shutDown, settings.shutdownTimeout());
+            issuer.close(shutDown, drainTimeout);
             publish(new RingEvent.Closed(index, shutDown));
         }
         stopped.complete(null);
     }
 
-    private void turn() {
+    /**
+     * Stop was asked: before the ring closes, the work its actors have queued runs, and so does the work that
+     * queues in turn, and what it prepares is submitted; the loop does not wait for completions. A response whose
+     * write was still a task in the queue (a turn ends after turn-time with tasks left) is written, not refused by
+     * the closed ring. For at most {@code limit}: an actor that never rests holds the close up that long.
+     */
+    private void settle(Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (hasWork()) {
+            if (System.nanoTime() - deadline >= 0) {
+                log.warn("ring {} still had tasks queued after {} (half of uring.shutdown-timeout): it closes, and "
+                        + "refuses what they ask of it", index, limit);
+                return;
+            }
+            turn(false);
+        }
+    }
+
+    /** Tasks queued, or requests waiting for room in the SQ. */
+    private boolean hasWork() {
+        return !local.isEmpty() || !inbox.isEmpty() || (issuer.isOpen() && issuer.hasBacklog());
+    }
+
+    /** Runs a turn; without {@code mayWait} it submits and reaps what is there, however idle. */
+    private void turn(boolean mayWait) {
         turns++;
         int ran = runTasks(settings.tasksPerTurn(), turnNanos);
         if (!issuer.isOpen()) { // failed for good: park, but not past stop(), which must close the ring
@@ -200,7 +232,7 @@ public final class RingLoop implements Executor {
             return;
         }
         issuer.fillFromBacklog();
-        if (ran == settings.tasksPerTurn() || !local.isEmpty() || !inbox.isEmpty() || issuer.hasBacklog()) {
+        if (!mayWait || ran == settings.tasksPerTurn() || hasWork()) {
             issuer.submit(); // more to do: no waiting
         } else {
             PARKED.setVolatile(this, true);
@@ -376,8 +408,8 @@ public final class RingLoop implements Executor {
     }
 
     /**
-     * Cancels, drains and closes the ring; completes when it has. The thread goes on running the tasks of the
-     * actors still on it until {@link #end()}.
+     * Runs what is queued ({@link #settle()}), then cancels, drains and closes the ring; completes when it has.
+     * The thread goes on running the tasks of the actors still on it until {@link #end()}.
      */
     CompletableFuture<Void> stop() {
         if (!stopping) {

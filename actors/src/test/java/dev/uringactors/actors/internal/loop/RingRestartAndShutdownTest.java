@@ -13,6 +13,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterEach;
@@ -142,18 +143,57 @@ class RingRestartAndShutdownTest {
         assertTrue(late.isError() && late.getError().getMessage().contains("shut down"), late.toString());
     }
 
+    /**
+     * The stop is seen at the end of a turn that turn-time cut short: what was still queued on the ring, and the
+     * request it makes, reach the ring before it closes (they were refused "shut down" before).
+     */
+    @Test
+    void workQueuedWhenTheStopIsSeenStillReachesTheRing() throws Exception {
+        ActorTestKit shortTurns = TestRings.kit("uring { rings = 1, dispatcher.turn-time = 1us }");
+        try {
+            Rings rings = Rings.get(shortTurns.system());
+            ActorRef<RingProtocol.Command> files = UringFiles.get(shortTurns.system()).ring(0);
+            TestProbe<StatusReply<Done>> nop = shortTurns.createTestProbe();
+            RingLoop loop = rings.loop(0);
+            loop.execute(() -> {
+                rings.shutdown(); // on the ring's thread: the loop sees it once this turn ends
+                loop.execute(() -> loop.execute(() -> files.tell(new RingProtocol.Nop(nop.getRef()))));
+            });
+            StatusReply<Done> reply = nop.receiveMessage(Duration.ofSeconds(5));
+            assertTrue(reply.isSuccess(), reply.toString());
+        } finally {
+            shortTurns.shutdownTestKit();
+        }
+    }
+
+    /** An actor that never rests keeps work queued: the ring closes anyway, within uring.shutdown-timeout (2 s). */
+    @Test
+    void aRingKeptBusyClosesWithinTheShutdownTimeout() throws Exception {
+        TestProbe<StatusReply<ByteString>> probe = readsInFlight(1);
+        testKit.spawn(Behaviors.<String>receive((ctx, m) -> {
+            ctx.getSelf().tell(m);
+            return Behaviors.same();
+        }), "busy", uring.dispatcher(0)).tell("go");
+        long start = System.nanoTime();
+        uring.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < 2_000, "the busy ring closed after " + millis + " ms");
+        StatusReply<ByteString> reply = probe.receiveMessage(Duration.ofSeconds(5));
+        assertTrue(reply.isError() && reply.getError().getMessage().contains("shut down"), reply.toString());
+    }
+
     @Test
     void wakeUpsFromAForeignThreadCostFarFewerEventfdWritesThanMessages() throws Exception {
         int messages = 100_000;
         TestProbe<Integer> done = testKit.createTestProbe();
         ActorRef<StatusReply<Done>> counter = testKit.spawn(
-                org.apache.pekko.actor.typed.javadsl.Behaviors.setup(ctx -> {
+                Behaviors.setup(ctx -> {
                     int[] count = {0};
-                    return org.apache.pekko.actor.typed.javadsl.Behaviors.<StatusReply<Done>>receiveMessage(m -> {
+                    return Behaviors.<StatusReply<Done>>receiveMessage(m -> {
                         if (++count[0] == messages) {
                             done.getRef().tell(count[0]);
                         }
-                        return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+                        return Behaviors.same();
                     });
                 }), "counter", uring.dispatcher(0));
         long wakesBefore = TestRings.stats(testKit.system(), 0).wakeSignals();
