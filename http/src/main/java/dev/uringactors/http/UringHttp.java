@@ -27,7 +27,7 @@ import org.apache.pekko.stream.SystemMaterializer;
  * <p>Two of Pekko HTTP's defaults are changed, on either backend: a server listens with a backlog of at least
  * {@code uring.tcp.backlog} (Pekko's 100 overflows under a burst of connections, and the kernel resets some of
  * them), and HTTP/2 resets are throttled where {@code pekko.http.server.http2.frame-type-throttle.frame-types}
- * names no frame type ({@code uring.http.throttle-http2-resets}: a rapid-reset client is cut off).
+ * names no frame type ({@code uring.http.http2-resets-per-second}: a rapid-reset client is cut off).
  *
  * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
  * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport. Its connections
