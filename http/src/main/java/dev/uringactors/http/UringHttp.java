@@ -24,10 +24,11 @@ import org.apache.pekko.stream.SystemMaterializer;
  * do: h2c (with prior knowledge, or upgraded from HTTP/1.1) without TLS, h2 chosen by ALPN with it, HTTP/1.1 to
  * clients that ask for nothing else; {@code bindFlow} and {@code connectionSource} serve HTTP/1.1, with a warning.
  *
- * <p>Two of Pekko HTTP's defaults are changed, on either backend: a server listens with a backlog of at least
- * {@code uring.tcp.backlog} (Pekko's 100 overflows under a burst of connections, and the kernel resets some of
- * them), and HTTP/2 resets are throttled where {@code pekko.http.server.http2.frame-type-throttle.frame-types}
- * names no frame type ({@code uring.http.http2-resets-per-second}: a rapid-reset client is cut off).
+ * <p>A server listens with a backlog of at least {@code uring.tcp.backlog}, on either backend (Pekko's 100
+ * overflows under a burst of connections, and the kernel resets some of them); with
+ * {@code uring.http.http2-resets-per-second} set, HTTP/2 resets are throttled where
+ * {@code pekko.http.server.http2.frame-type-throttle.frame-types} names no frame type (a rapid-reset client is
+ * cut off).
  *
  * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
  * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport. Its connections

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * {@code uring.http.http2-resets-per-second} above 0, an HTTP/2 connection whose client resets streams faster
  * than that (in bursts of as many) is closed, unless {@code pekko.http.server.http2.frame-type-throttle} names
  * frame types of its own (Pekko throttles none: a rapid-reset client, CVE-2023-44487, is served without limit).
- * Pekko's own rate, 100 a second, closed a gRPC client's connection after it cancelled a fast server stream.
+ * Off by default: the throttle counts the resets a gRPC client sends for the DATA frames of a stream it cancelled,
+ * and closed such a client's connection at 100 and at 1000 a second.
  *
  * @param backlog         {@code uring.tcp.backlog}
  * @param resetsPerSecond {@code uring.http.http2-resets-per-second}; 0 leaves Pekko's throttle as it is
