@@ -6,7 +6,6 @@ import dev.uringactors.http.internal.JdkHttpMaterializer;
 import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
@@ -30,11 +29,13 @@ import org.apache.pekko.stream.SystemMaterializer;
  * {@code pekko.http.server.http2.frame-type-throttle.frame-types} names no frame type (a rapid-reset client is
  * cut off).
  *
- * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the builder wraps Pekko
- * HTTP's own, {@code Http.get(system).newServerAt(host, port)}, binding through Pekko's transport. Its connections
- * run on {@code uring.jdk.http-dispatcher}, whose threads have the ring threads' stack, deep enough for Pekko
- * HTTP's parser, which recurses once per request that a read brings ({@link ServerBuilder#withMaterializer} moves
- * them elsewhere); a route dispatcher, when chosen, still runs the routes.
+ * <p>Under the JDK backend ({@code uring.backend}, see {@link UringExtension#backend()}) the same server stack runs
+ * (refusing an HTTP/2 telemetry class as on the rings) over {@code UringTcp}'s JDK bind, Pekko IO's {@code Tcp} behind this library's listener, which out of file
+ * descriptors pauses {@code uring.tcp.accept-backoff} as a ring does (Pekko HTTP's own binding, through Pekko
+ * Streams' {@code Tcp}, retries a failed accept at once and logs each failure with its stack trace). Its
+ * connections run on {@code uring.jdk.http-dispatcher}, whose threads have the ring threads' stack, deep enough for
+ * Pekko HTTP's parser, which recurses once per request that a read brings ({@link ServerBuilder#withMaterializer}
+ * moves them elsewhere); a route dispatcher, when chosen, still runs the routes.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;
@@ -57,12 +58,10 @@ public final class UringHttp {
      */
     public UringServerBuilder newServerAt(String host, int port) {
         RouteDispatcher routes = RouteDispatcher.configured(system.classicSystem().settings().config());
-        if (UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK) {
-            return new PekkoTransportServerBuilder(system, Http.get(system).newServerAt(host, port)
-                    .withMaterializer(JdkHttpMaterializer.get(system.classicSystem())), routes);
-        }
+        boolean jdk = UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK;
         return new RingServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
-                SystemMaterializer.get(system).materializer(), routes);
+                jdk ? JdkHttpMaterializer.get(system.classicSystem()) : SystemMaterializer.get(system).materializer(),
+                routes);
     }
 }

@@ -64,7 +64,6 @@ class TerminationTest {
     }
 
     @Test
-    @Tag("io-uring-only") // on Pekko HTTP's own transport (JDK backend) this connection is reset
     void terminateLetsARequestInFlightFinishThenEndsTheConnection() throws Exception {
         ServerBinding binding = bind();
         try (Socket s = connect(binding.localAddress().getPort())) {

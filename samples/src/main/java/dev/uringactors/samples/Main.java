@@ -241,7 +241,7 @@ public final class Main {
         Optional<Path> files = root;
         return serve("pekko-http", args, 8080, (address, bound) -> PekkoHttpServer.create(address, bound, transport,
                 files), system -> "(transport " + transportOption + (UringExtension.get(system).backend() == Backend.JDK
-                        && transport == PekkoHttpServer.Transport.URING ? ", JDK backend: Pekko HTTP's own" : "")
+                        && transport == PekkoHttpServer.Transport.URING ? ", JDK backend: over Pekko IO" : "")
                 + ")", started);
     }
 

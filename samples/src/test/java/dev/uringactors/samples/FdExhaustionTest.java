@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,11 +27,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The echo server in its own JVM with a limit of 256 open files, and 1,000 clients at once: past the limit the
- * listener pauses, one log line per pause, and accepts the waiting connections as earlier ones close; out of
- * descriptors again, it still stops at once on SIGTERM. On both backends: Pekko IO's own listener, under the JDK
- * one, retried a failed accept at once, logging each failure with its stack trace (737,741 lines in 20 s). The
- * limit applies only to the child.
+ * A server in its own JVM with a limit of 256 open files, and 1,000 clients at once: past the limit the listener
+ * pauses, one log line per pause, and accepts the waiting connections as earlier ones close; out of descriptors
+ * again, it still stops at once on SIGTERM. The echo sample on both backends, and on the JDK backend the
+ * pekko-http sample and an echo server on UringTcp's streams: Pekko IO's own listener, under the JDK backend,
+ * retried a failed accept at once, logging each failure with its stack trace (in the 30 s waited for a pause: the
+ * echo sample 3.7 million lines, the pekko-http sample 6.5 million, the streams server 10.5 million). The limit
+ * applies only to the child.
  */
 class FdExhaustionTest {
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
@@ -38,23 +41,49 @@ class FdExhaustionTest {
     private static final int BACKOFF_MILLIS = 20;
     private static final int CLIENTS = 1000;
 
+    /** Each client sends its number as a byte, and gets it back. */
+    private static final Service ECHO = new Service(i -> String.valueOf((char) (i & 0xff)),
+            i -> String.valueOf((char) (i & 0xff)));
+    /** Each client asks for the pekko-http sample's hello page. */
+    private static final Service HTTP = new Service(i -> "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            i -> "HTTP/1.1 200 OK");
+
     @Test
     @ExtendWith(RequiresIoUring.class)
     void onTheRingsTheListenerBacksOffAndRecovers() throws Exception {
-        outOfDescriptors("io-uring");
+        outOfDescriptors("io-uring", ECHO, Main.class, "echo");
     }
 
     @Test
     void onTheJdkBackendTheListenerBacksOffAndRecovers() throws Exception {
-        outOfDescriptors("jdk");
+        outOfDescriptors("jdk", ECHO, Main.class, "echo");
     }
 
-    private void outOfDescriptors(String backend) throws Exception {
+    @Test
+    void onTheJdkBackendPekkoHttpBacksOffAndRecovers() throws Exception {
+        outOfDescriptors("jdk", HTTP, Main.class, "pekko-http");
+    }
+
+    @Test
+    void onTheJdkBackendAStreamsBindBacksOffAndRecovers() throws Exception {
+        outOfDescriptors("jdk", ECHO, StreamEchoMain.class);
+    }
+
+    /** What client {@code i} sends, and the reply it expects to begin with (ISO-8859-1). */
+    private record Service(IntFunction<String> request, IntFunction<String> reply) {
+    }
+
+    private void outOfDescriptors(String backend, Service service, Class<?> main, String... sample)
+            throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/prlimit")), "needs prlimit(1) to limit the child's files");
-        List<String> command = List.of("/usr/bin/prlimit", "--nofile=256:256", "--",
+        List<String> command = new ArrayList<>(List.of("/usr/bin/prlimit", "--nofile=256:256", "--",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-During.backend=" + backend, "-During.rings=1", "-During.tcp.accept-backoff=" + BACKOFF_MILLIS + "ms",
-                "-cp", System.getProperty("java.class.path"), PreloadingMain.class.getName(), "echo", "--port", "0");
+                "-cp", System.getProperty("java.class.path"), PreloadingMain.class.getName(), main.getName()));
+        if (sample.length > 0) {
+            command.addAll(List.of(sample));
+            command.addAll(List.of("--port", "0"));
+        }
         long start = System.nanoTime();
         Process server = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> output = new ArrayList<>(); // the first lines: a hot loop would write millions
@@ -86,29 +115,32 @@ class FdExhaustionTest {
         List<Socket> clients = new ArrayList<>();
         try {
             int p = port.get(60, TimeUnit.SECONDS);
-            clients.addAll(connect(p, CLIENTS)); // far more than the child can hold open at once
+            clients.addAll(connect(p, CLIENTS, service)); // far more than the child can hold open at once
             assertNotNull(pauses.poll(30, TimeUnit.SECONDS),
                     "the listener met the limit; " + lines.get() + " lines so far, the first ones:\n" + said(output));
-            for (int i = 0; i < clients.size(); i++) { // each echo, then close: the server gets its fd back
-                int echo;
+            for (int i = 0; i < clients.size(); i++) { // each reply, then close: the server gets its fd back
+                String expected = service.reply().apply(i);
+                String reply;
                 try {
-                    echo = clients.get(i).getInputStream().read();
+                    reply = new String(clients.get(i).getInputStream().readNBytes(expected.length()),
+                            StandardCharsets.ISO_8859_1);
                 } catch (java.net.SocketTimeoutException e) {
-                    throw new AssertionError("no echo on connection " + i + "; the server said:\n" + said(output), e);
+                    throw new AssertionError("no reply on connection " + i + "; the server said:\n" + said(output), e);
                 }
-                assertEquals(i & 0xff, echo, "echo on connection " + i);
+                assertEquals(expected, reply, "reply on connection " + i);
                 clients.get(i).close();
             }
             clients.clear();
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            System.out.printf("%s backend, %d clients: all served; the server wrote %d lines in %d ms%n", backend,
-                    CLIENTS, lines.get(), millis);
+            System.out.printf("%s on the %s backend, %d clients: all served; the server wrote %d lines in %d ms%n",
+                    (main.getSimpleName() + " " + String.join(" ", sample)).trim(), backend, CLIENTS, lines.get(),
+                    millis);
             // A pause lasts the back-off at least: one line for each, and the start's few.
             assertTrue(lines.get() <= millis / BACKOFF_MILLIS + 50,
                     lines.get() + " lines in " + millis + " ms, the first ones:\n" + said(output));
 
             pauses.clear();
-            clients.addAll(connect(p, 300)); // out of descriptors again
+            clients.addAll(connect(p, 300, service)); // out of descriptors again
             assertNotNull(pauses.poll(30, TimeUnit.SECONDS), "the listener met the limit again: " + said(output));
             server.destroy();
             assertTrue(server.waitFor(10, TimeUnit.SECONDS), "stopped on SIGTERM, out of descriptors");
@@ -121,12 +153,12 @@ class FdExhaustionTest {
         }
     }
 
-    private static List<Socket> connect(int port, int count) throws Exception {
+    private static List<Socket> connect(int port, int count, Service service) throws Exception {
         List<Socket> clients = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
             s.setSoTimeout(30_000);
-            s.getOutputStream().write(i);
+            s.getOutputStream().write(service.request().apply(i).getBytes(StandardCharsets.ISO_8859_1));
             clients.add(s);
         }
         return clients;

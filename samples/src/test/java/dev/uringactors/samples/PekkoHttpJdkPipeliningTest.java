@@ -52,7 +52,7 @@ class PekkoHttpJdkPipeliningTest {
                 StandardCharsets.UTF_8));
         String first = lines.readLine();
         Matcher listening = Pattern.compile("pekko-http listening on 127\\.0\\.0\\.1:(\\d+) \\(transport uring, "
-                + "JDK backend: Pekko HTTP's own\\)").matcher(String.valueOf(first));
+                + "JDK backend: over Pekko IO\\)").matcher(String.valueOf(first));
         assertTrue(listening.matches(), String.valueOf(first));
         port = Integer.parseInt(listening.group(1));
         for (String of : List.of("cmdline", "environ")) { // its arguments, and JAVA_TOOL_OPTIONS and the like

@@ -3,12 +3,14 @@ package dev.uringactors.samples;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.stream.Stream;
 
 /**
- * Starts a sample after loading every project class. Under Maven the classes come from directories, so a class
- * first needed while the process is out of file descriptors could not be read; a packaged jar has its fd open
- * already. Loading them up front gives the child in {@code FdExhaustionTest} what a deployment has.
+ * Runs the main class named first ({@link Main}, say) with the other arguments, after loading every project class.
+ * Under Maven the classes come from directories, so a class first needed while the process is out of file
+ * descriptors could not be read; a packaged jar has its fd open already. Loading them up front gives the child in
+ * {@code FdExhaustionTest} what a deployment has.
  */
 public final class PreloadingMain {
     private PreloadingMain() {
@@ -21,7 +23,8 @@ public final class PreloadingMain {
                 load(root);
             }
         }
-        Main.main(args);
+        Class.forName(args[0]).getMethod("main", String[].class)
+                .invoke(null, (Object) Arrays.copyOfRange(args, 1, args.length));
     }
 
     private static void load(Path root) throws IOException, ClassNotFoundException {

@@ -4,7 +4,6 @@ import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.internal.tcp.pekko.PekkoOptions;
 import dev.uringactors.config.UringSettings;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.io.Inet;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -12,7 +11,6 @@ import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -20,25 +18,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@link UringTcp} under the JDK backend: Pekko's own Streams {@code Tcp}, given what {@code uring.tcp} would have
- * given a ring's socket (the backlog, TCP_NODELAY, the idle timeout), and its connections and bindings wrapped in
- * this library's types.
+ * {@link UringTcp}'s outgoing connections under the JDK backend: Pekko's own Streams {@code Tcp}, given what
+ * {@code uring.tcp} would have given a ring's socket (TCP_NODELAY, the idle timeout), wrapped in this library's
+ * types. (Its binds are the actors' own, {@link TcpBindStage}: Pekko Streams' bind retries a failed accept at once.)
  */
 final class PekkoTcp {
     private PekkoTcp() {
-    }
-
-    static Source<UringTcp.IncomingConnection, CompletionStage<UringTcp.ServerBinding>> bind(ActorSystem<?> system,
-            UringExtension uring, String host, int port, int backlog, Iterable<Inet.SocketOption> options,
-            boolean halfClose, Optional<Duration> idleTimeout) {
-        UringSettings.Tcp tcp = uring.settings().tcp();
-        return Tcp.get(system).bind(host, port, tcp.backlogOr(backlog), PekkoOptions.of(tcp, options),
-                        halfClose, idleTimeout.or(() -> Optional.ofNullable(tcp.idleTimeout())))
-                .map(c -> new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(), c.flow(),
-                        uring.nextRing(), null))
-                .mapMaterializedValue(bound -> ringLike(bound, "bind " + host + ":" + port)
-                        .thenApply(b -> new UringTcp.ServerBinding(b.localAddress(),
-                                () -> b.unbind().thenApply(unit -> null), b.whenUnbound().thenApply(done -> null))));
     }
 
     static Flow<ByteString, ByteString, CompletionStage<UringTcp.OutgoingConnection>> outgoingConnection(

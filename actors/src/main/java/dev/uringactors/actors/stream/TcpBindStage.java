@@ -1,5 +1,6 @@
 package dev.uringactors.actors.stream;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.internal.tcp.TcpConnection;
 import dev.uringactors.actors.internal.tcp.TcpManager;
@@ -27,7 +28,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A listener as a {@code Source} of incoming connections. It binds in pull mode: each pull is credit for one
- * more accept, so connections nobody asked for wait in the kernel's backlog. Cancelling it unbinds.
+ * more accept, so connections nobody asked for wait in the kernel's backlog. Cancelling it unbinds. Under the JDK
+ * backend the listener is {@code PekkoListener}, and a connection's handler runs where its materializer says.
  */
 final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceShape<UringTcp.IncomingConnection>,
         CompletionStage<UringTcp.ServerBinding>> {
@@ -139,7 +141,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
             return new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(),
                     Flow.fromGraph(TcpConnectionStage.accepted(c.connection(), halfClose))
                             .mapMaterializedValue(m -> NotUsed.getInstance()),
-                    c.ring(), uring.dispatcherId(c.ring()));
+                    c.ring(), uring.backend() == Backend.JDK ? null : uring.dispatcherId(c.ring()));
         }
 
         private void unbind() {

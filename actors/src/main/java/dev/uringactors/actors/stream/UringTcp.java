@@ -33,9 +33,11 @@ import java.util.concurrent.CompletionStage;
  * of the bind's connections; with {@code reuse-port} each ring has its own SO_REUSEPORT socket, the kernel spreads
  * connections by hash, and each stays on the ring that accepted it. Either way a connection lives on one ring.
  *
- * <p>Under the JDK backend ({@link UringExtension#backend()}) the same calls go to Pekko's own Streams
- * {@code Tcp}, with {@code uring.tcp}'s no-delay and idle timeout: one listening socket, connections on Pekko's
- * IO threads and the handler on the default dispatcher.
+ * <p>Under the JDK backend ({@link UringExtension#backend()}) a bind is the actors' one ({@code TcpProtocol}) over
+ * Pekko IO's {@code Tcp}, which, out of file descriptors, pauses {@code uring.tcp.accept-backoff} as a ring does
+ * (Pekko Streams' own {@code Tcp} bind would retry a failed accept at once, logging each failure); an outgoing
+ * connection is Pekko Streams' {@code Tcp}. Either way with {@code uring.tcp}'s no-delay and idle timeout: one
+ * listening socket, connections on Pekko's IO threads and the handler on the default dispatcher.
  */
 public final class UringTcp {
     private final ActorSystem<?> system;
@@ -73,10 +75,6 @@ public final class UringTcp {
     public Source<IncomingConnection, CompletionStage<ServerBinding>> bind(String host, int port, int backlog,
             Iterable<Inet.SocketOption> options, boolean halfClose, Optional<Duration> idleTimeout) {
         TcpSocketOptions checked = TcpSocketOptions.of(options, idleTimeout); // the same options on both backends
-        if (uring.backend() == Backend.JDK) {
-            return PekkoTcp.bind(system, uring, host, port, backlog, checked.socketOptions(), halfClose,
-                    idleTimeout);
-        }
         return Source.fromGraph(new TcpBindStage(new InetSocketAddress(host, port), backlog, halfClose, checked));
     }
 

@@ -1,5 +1,6 @@
 package dev.uringactors.http.internal;
 
+import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
@@ -27,7 +28,8 @@ import java.util.function.Function;
  * or Pekko HTTP's HTTP/2 server, as its {@code bind} runs it with {@code enable-http2}.
  * At most {@code max-connections} are served at once (the listener accepts only when a slot is free), and the
  * binding is Pekko HTTP's own {@link ServerBinding}: {@code unbind}, {@code terminate} with its deadline, and
- * coordinated shutdown behave as there.
+ * coordinated shutdown behave as there. Under the JDK backend there is no ring: the stacks run where the
+ * materializer says, and {@code connectionSource}'s on {@code uring.jdk.http-dispatcher}.
  */
 public final class RingHttpServer {
     private final ClassicActorSystemProvider system;
@@ -114,8 +116,10 @@ public final class RingHttpServer {
         }
         UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
         ServerStack.Connections connections = stack.newConnections(system.classicSystem().dispatcher());
+        // Under the JDK backend, on the dispatcher whose stack Pekko HTTP's parser needs (JdkHttpMaterializer).
         return tcpConnections()
-                .map(incoming -> connections.incoming(incoming, uring.dispatcherId(incoming.ring())))
+                .map(incoming -> connections.incoming(incoming, uring.backend() == Backend.JDK
+                        ? JdkHttpMaterializer.DISPATCHER : uring.dispatcherId(incoming.ring())))
                 .mapMaterializedValue(bound -> bound.thenApply(connections::binding));
     }
 

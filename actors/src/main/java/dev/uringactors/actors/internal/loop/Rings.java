@@ -65,7 +65,7 @@ public final class Rings implements Extension {
         this.backend = BackendChoice.of(settings);
         if (backend.backend() == Backend.JDK) {
             if (settings.backend() == UringSettings.BackendMode.AUTO) {
-                log.warn("{}; running the JDK backend (Pekko Tcp and HTTP transport, JDK file channels) instead "
+                log.warn("{}; running the JDK backend (Pekko IO's Tcp, JDK file channels) instead "
                         + "of io_uring. Set uring.backend = jdk to choose it without probing, or io-uring to "
                         + "fail instead", backend.reason());
             }
