@@ -1,6 +1,7 @@
 package dev.uringactors.samples.docs;
 
 import com.typesafe.config.Config;
+import dev.uringactors.actors.RingFigure;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
@@ -39,9 +40,10 @@ class DocsTest {
     private static final Pattern SNIPPET_MARK = Pattern.compile("^<!-- snippet:([a-z0-9-]+) -->$");
     private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern INLINE_CODE = Pattern.compile("`([^`]+)`");
-    private static final Pattern SETTING = Pattern.compile("^((?:uring|samples)\\.[a-z0-9.-]*[a-z0-9])(?:\\s*=.*)?$");
-    /** Meter names, not settings, that share a setting's prefix. */
-    private static final Pattern METER = Pattern.compile("^uring\\.(ring|tcp|sqpoll)\\..*");
+    private static final Pattern SETTING = Pattern.compile("^((?:uring|samples)\\.[a-z0-9.-]*[a-z0-9])(\\s*=.*)?$");
+    /** Meter names, not settings, that share a setting's prefix: the rings' figures, and the wildcards. */
+    private static final Set<String> METERS = RingFigure.ALL.stream().map(RingFigure::meter)
+            .collect(Collectors.toSet());
 
     private static Path findRoot() {
         Path dir = Path.of("").toAbsolutePath();
@@ -239,7 +241,7 @@ class DocsTest {
                 Matcher code = INLINE_CODE.matcher(prose.get(i));
                 while (code.find()) {
                     Matcher setting = SETTING.matcher(code.group(1).trim());
-                    if (setting.matches() && !METER.matcher(setting.group(1)).matches()) {
+                    if (setting.matches() && !METERS.contains(setting.group(1))) {
                         checked++;
                         if (!has(project, setting.group(1))) {
                             problems.add(ROOT.relativize(file) + ":" + (i + 1) + ": `" + setting.group(1)
