@@ -140,6 +140,41 @@ class KvReplyBudgetLoadTest {
         }
     }
 
+    @Test
+    void withOverBudgetCloseAClientOwedMoreThanTheBudgetIsClosedAndOthersStayServed() throws Exception {
+        try (RunningKv closing = RunningKv.start("samples.kv.reply-budget = 256 KiB\nsamples.kv.over-budget = close");
+             Jedis jedis = closing.client()) {
+            byte[] value = values[0];
+            jedis.set("big".getBytes(StandardCharsets.US_ASCII), value);
+            long connections = closing.node.counters.connections.sum();
+            try (Socket s = new Socket(closing.address.getAddress(), closing.address.getPort())) {
+                s.setSoTimeout(60_000);
+                StringBuilder gets = new StringBuilder();
+                for (int i = 0; i < 2000; i++) { // 200 MB of replies, never read while they are made
+                    gets.append(Resp.multibulk("GET", "big"));
+                }
+                CompletableFuture<Void> writing = CompletableFuture.runAsync(() ->
+                        writeUntilClosed(s, Resp.bytes(gets.toString())));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (closing.node.counters.connections.sum() >= connections + 1) {
+                    assertTrue(System.nanoTime() < deadline, "the connection owed 200 MB is still open");
+                    TimeUnit.MILLISECONDS.sleep(20);
+                }
+                writing.get(60, TimeUnit.SECONDS);
+                long got = 0;
+                try {
+                    for (int n; (n = s.getInputStream().read(new byte[65536])) > 0; ) {
+                        got += n;
+                    }
+                } catch (IOException reset) {
+                    // closed with a reset, as redis-server closes a client past its hard limit
+                }
+                assertTrue(got < 2000L * value.length, got + " bytes: every reply came");
+            }
+            assertEquals("PONG", jedis.ping()); // the client that reads its replies is served on
+        }
+    }
+
     /** Elements {@code from} to {@code to} of the MGET above, each whole and the value of its key. */
     private void readElements(DataInputStream in, int from, int to) throws IOException {
         byte[] value = new byte[VALUE];
