@@ -172,7 +172,7 @@ class KvHostileClientsLoadTest {
             InputStream in = new java.io.BufferedInputStream(s.getInputStream());
             long base = -1;
             for (int i = 1; i <= 100_000; i++) {
-                String line = readLine(in);
+                String line = Resp.line(in);
                 long n = Long.parseLong(line.substring(1));
                 if (base < 0) {
                     base = n - 1;
@@ -181,19 +181,6 @@ class KvHostileClientsLoadTest {
             }
             writing.get(30, TimeUnit.SECONDS);
         }
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int b; (b = in.read()) != '\n'; ) {
-            if (b < 0) {
-                throw new IOException("closed after " + line);
-            }
-            if (b != '\r') {
-                line.append((char) b);
-            }
-        }
-        return line.toString();
     }
 
     @Test

@@ -11,7 +11,6 @@ import redis.clients.jedis.Jedis;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.Socket;
@@ -125,7 +124,7 @@ class KvReplyBudgetLoadTest {
             out.write(Resp.bytes(Resp.multibulk(args)));
             out.flush();
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-            assertEquals("*" + n, line(in));
+            assertEquals("*" + n, Resp.line(in));
             readElements(in, 0, 1000); // a hundred megabytes in, the reader stops a while
             awaitOutputStill();
             long heap = heapAfterGc();
@@ -136,7 +135,7 @@ class KvReplyBudgetLoadTest {
             readElements(in, 1000, n);
             out.write(Resp.bytes(Resp.multibulk("PING")));
             out.flush();
-            assertEquals("+PONG", line(in)); // nothing more of the MGET came before it
+            assertEquals("+PONG", Resp.line(in)); // nothing more of the MGET came before it
         }
     }
 
@@ -179,26 +178,13 @@ class KvReplyBudgetLoadTest {
     private void readElements(DataInputStream in, int from, int to) throws IOException {
         byte[] value = new byte[VALUE];
         for (int i = from; i < to; i++) {
-            assertEquals("$" + VALUE, line(in), "element " + i);
+            assertEquals("$" + VALUE, Resp.line(in), "element " + i);
             in.readFully(value);
             if (i % 997 == 0) {
                 assertArrayEquals(values[i % KEYS], value, "element " + i);
             }
-            assertEquals("", line(in), "element " + i);
+            assertEquals("", Resp.line(in), "element " + i);
         }
-    }
-
-    private static String line(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int b; (b = in.read()) != '\n'; ) {
-            if (b < 0) {
-                throw new IOException("closed after " + line);
-            }
-            if (b != '\r') {
-                line.append((char) b);
-            }
-        }
-        return line.toString();
     }
 
     private static byte[] pipelinedGets(int n) {

@@ -24,6 +24,20 @@ final class Resp {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
+    /** The next line of {@code in} without its CR and LF; the stream's end before it is an IOException. */
+    static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b; (b = in.read()) != '\n'; ) {
+            if (b < 0) {
+                throw new IOException("closed after " + line);
+            }
+            if (b != '\r') {
+                line.append((char) b);
+            }
+        }
+        return line.toString();
+    }
+
     /** One multibulk request of {@code args}. */
     static String multibulk(String... args) {
         StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
