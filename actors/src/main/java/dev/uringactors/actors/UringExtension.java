@@ -1,6 +1,7 @@
 package dev.uringactors.actors;
 
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackend;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.config.UringSettings;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -31,7 +32,7 @@ import java.util.concurrent.CompletionStage;
  * {@link #dispatcher(int)} is the default dispatcher, and {@link #stats()} is empty.
  */
 public final class UringExtension implements Extension {
-    private final Rings rings;
+    private final IoBackend backend;
     /** The rings' JMX beans with {@code uring.jmx = on}, else null. */
     private final RingMBeans mbeans;
     private final ActorSystem<?> system;
@@ -40,9 +41,9 @@ public final class UringExtension implements Extension {
 
     private UringExtension(ActorSystem<?> system) {
         this.system = system;
-        this.rings = Rings.get(system);
-        this.mbeans = rings.settings().jmx()
-                ? new RingMBeans(rings.instance(), new BackendChoice(rings.backend(), rings.backendReason()),
+        this.backend = IoBackends.get(system);
+        this.mbeans = backend.settings().jmx()
+                ? new RingMBeans(backend.instance(), backend.choice(),
                         new RingStatsSnapshots(this, Duration.ofMillis(100))) : null;
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
                 "uring-extension", this::shutdown);
@@ -55,12 +56,12 @@ public final class UringExtension implements Extension {
 
     /** The settings the rings were made with. */
     public UringSettings settings() {
-        return rings.settings();
+        return backend.settings();
     }
 
     /** The backend that runs: io_uring, or the JDK's I/O where {@code uring.backend} led to it. */
     public Backend backend() {
-        return rings.backend();
+        return backend.choice().backend();
     }
 
     /**
@@ -68,27 +69,27 @@ public final class UringExtension implements Extension {
      * refusal of io_uring (e.g. "uring.backend = auto: io_uring_setup: EPERM (...)").
      */
     public String backendReason() {
-        return rings.backendReason();
+        return backend.choice().reason();
     }
 
     /** The number of rings (configured; under the JDK backend no ring runs and each is the default dispatcher). */
     public int ringCount() {
-        return rings.count();
+        return backend.count();
     }
 
     /** The next ring in turn, to spread work that has no home yet. */
     public int nextRing() {
-        return rings.nextRing();
+        return backend.nextRing();
     }
 
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
     public DispatcherSelector dispatcher(int i) {
-        return rings.dispatcher(i);
+        return DispatcherSelector.fromConfig(backend.dispatcherId(i));
     }
 
     /** The id of ring {@code i}'s dispatcher, e.g. for a stream: {@code ActorAttributes.dispatcher(id)}. */
     public String dispatcherId(int i) {
-        return rings.dispatcherId(i);
+        return backend.dispatcherId(i);
     }
 
     /**
@@ -104,7 +105,7 @@ public final class UringExtension implements Extension {
         if (materializer == null) {
             org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
             materializer = ActorMaterializer.create(ActorMaterializerSettings.create(classic)
-                    .withDispatcher(rings.nearestRingDispatcherId()), classic, "uring-nearest-ring");
+                    .withDispatcher(backend.nearestRingDispatcherId()), classic, "uring-nearest-ring");
         }
         return materializer;
     }
@@ -120,12 +121,12 @@ public final class UringExtension implements Extension {
 
     /** The rings that run and count: {@link #ringCount()}, or none under the JDK backend. */
     int runningRings() {
-        return backend() == Backend.JDK ? 0 : ringCount();
+        return backend.runningRings();
     }
 
     /** Ring {@code i}'s counters, taken on its thread; under the JDK backend it fails, there being no ring. */
     public CompletionStage<RingLoopStats> stats(int i) {
-        return rings.stats(i);
+        return backend.stats(i);
     }
 
     /**
@@ -133,7 +134,7 @@ public final class UringExtension implements Extension {
      * {@code uring.sqpoll.groups}; none without SQPOLL.
      */
     public CompletionStage<List<SqPollStats>> sqPollStats() {
-        return all(rings.sqPollStats());
+        return all(backend.sqPollStats());
     }
 
     /** The results of {@code each}, in order, once all have come (or the first failure). */
@@ -147,7 +148,7 @@ public final class UringExtension implements Extension {
         if (mbeans != null) {
             mbeans.unregister(); // again, harmlessly: it forgets what it unregistered
         }
-        return rings.shutdown(); // the same stage each time
+        return backend.shutdown(); // the same stage each time
     }
 
     /**

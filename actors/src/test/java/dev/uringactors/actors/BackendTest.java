@@ -2,7 +2,7 @@ package dev.uringactors.actors;
 
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.RequiresIoUring;
@@ -61,7 +61,7 @@ class BackendTest {
             assertTrue(ring >= 0 && ring < 3, "a ring index: " + ring);
             assertTrue(TestRings.get(uring.stats()).isEmpty(), "no ring to count");
             IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> Rings.get(kit.system()).loop(0));
+                    () -> IoBackends.rings(kit.system()).loop(0));
             assertTrue(e.getMessage().contains("uring.backend = jdk"), e.getMessage());
             CompletableFuture<?> oneRing = uring.stats(0).toCompletableFuture(); // fails, does not throw
             ExecutionException failed = assertThrows(ExecutionException.class, oneRing::get);

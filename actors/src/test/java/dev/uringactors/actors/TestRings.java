@@ -1,8 +1,8 @@
 package dev.uringactors.actors;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.internal.loop.RingSupervisor;
-import dev.uringactors.actors.internal.loop.Rings;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -37,7 +37,7 @@ public final class TestRings {
 
     /** Ring {@code ring}'s counters, within 10 s. */
     public static RingLoopStats stats(ActorSystem<?> system, int ring) throws Exception {
-        return get(Rings.get(system).stats(ring));
+        return get(IoBackends.get(system).stats(ring));
     }
 
     /** Which ring is open at index {@code ring} now (1 for the first, one more per restart). */
@@ -48,7 +48,7 @@ public final class TestRings {
     /** Reports a fault of ring {@code ring} that names the ring open there now; returns its generation. */
     public static int fault(ActorSystem<?> system, int ring, String message) throws Exception {
         int generation = generation(system, ring);
-        Rings.get(system).supervisor(ring)
+        IoBackends.rings(system).supervisor(ring)
                 .tell(new RingSupervisor.Fault(new IllegalStateException(message), generation));
         return generation;
     }

@@ -5,6 +5,7 @@ import dev.uringactors.actors.tcp.UringTcp;
 import dev.uringactors.bench.figures.FigureRecorder;
 import dev.uringactors.ring.CompletionHandler;
 import dev.uringactors.ring.CqeFlags;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingOptions;
@@ -168,12 +169,12 @@ final class AcceptBench {
                     s.close();
                 }
                 for (int i = 0; i < b; i++) {
-                    Sockets.close(accepted[i]);
+                    Descriptors.close(accepted[i]);
                 }
             }
             return nanos / 1e3 / count;
         } finally {
-            Sockets.close(listener);
+            Descriptors.close(listener);
         }
     }
 

@@ -1,15 +1,13 @@
 package dev.uringactors.http;
 
-import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.UringExtension;
-import dev.uringactors.http.internal.JdkHttpMaterializer;
 import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
-import org.apache.pekko.stream.SystemMaterializer;
 
 /**
  * Pekko HTTP servers on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko HTTP's own
@@ -58,10 +56,9 @@ public final class UringHttp {
      */
     public UringServerBuilder newServerAt(String host, int port) {
         RouteDispatcher routes = RouteDispatcher.configured(system.classicSystem().settings().config());
-        boolean jdk = UringExtension.get(Adapter.toTyped(system.classicSystem())).backend() == Backend.JDK;
         return new RingServerBuilder(system, host, port, ConnectionContext.noEncryption(),
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
-                jdk ? JdkHttpMaterializer.get(system.classicSystem()) : SystemMaterializer.get(system).materializer(),
+                IoBackends.get(Adapter.toTyped(system.classicSystem())).stackMaterializer(),
                 routes);
     }
 }

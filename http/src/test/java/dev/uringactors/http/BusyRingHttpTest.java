@@ -1,7 +1,7 @@
 package dev.uringactors.http;
 
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -43,7 +43,7 @@ class BusyRingHttpTest {
             busyTurns.incrementAndGet();
             ctx.getSelf().tell(m);
             return Behaviors.same();
-        }), "busy", Rings.get(testKit.system()).dispatcher(0)).tell("go");
+        }), "busy", IoBackends.rings(testKit.system()).dispatcher(0)).tell("go");
         AtomicLong downloaded = new AtomicLong();
         try (Socket download = connect(binding); Socket slow = connect(binding)) {
             download.getOutputStream().write(get("/bytes/2000000000"));

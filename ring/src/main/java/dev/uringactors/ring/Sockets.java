@@ -144,11 +144,6 @@ public final class Sockets {
         }
     }
 
-    /** Closes an fd outside the ring (setup and error paths, a ring that is gone); 0, or -errno as in a CQE. */
-    public static int close(int fd) {
-        return LibC.close(fd) == 0 ? 0 : LibC.negErrno();
-    }
-
     /** Writes {@code address} as a sockaddr_in or sockaddr_in6; returns its length. */
     public static int encode(InetSocketAddress address, NativeBuffer into) {
         if (address.isUnresolved()) {

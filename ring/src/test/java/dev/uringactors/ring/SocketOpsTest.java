@@ -40,7 +40,7 @@ class SocketOpsTest {
     @AfterEach
     void close() {
         ring.close();
-        Sockets.close(listener);
+        Descriptors.close(listener);
     }
 
     private int acceptOne() {
@@ -102,7 +102,7 @@ class SocketOpsTest {
     void connectToAClosedPortIsRefused() {
         int probe = Sockets.listen(ANY_LOOPBACK, 1, false);
         InetSocketAddress free = Sockets.localAddress(probe);
-        Sockets.close(probe);
+        Descriptors.close(probe);
         try (NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE)) {
             int fd = Sockets.tcpSocket(free);
             ring.nextSqe().prepConnect(fd, sockaddr.address(), Sockets.encode(free, sockaddr)).userData(1);
@@ -110,7 +110,7 @@ class SocketOpsTest {
             assertEquals(-Errno.ECONNREFUSED, res);
             UringException e = UringException.ofResult(Opcode.CONNECT, res, free.toString(), ring.setupFlags());
             assertEquals("ECONNREFUSED", e.errnoName());
-            Sockets.close(fd);
+            Descriptors.close(fd);
         }
     }
 
@@ -131,7 +131,7 @@ class SocketOpsTest {
             }
             assertEquals(100, fds.size());
             assertEquals(1, ring.inFlight(), "one request for a hundred connections");
-            fds.forEach(Sockets::close);
+            fds.forEach(Descriptors::close);
         } finally {
             for (Socket s : clients) {
                 s.close();
@@ -208,7 +208,7 @@ class SocketOpsTest {
             assertArrayEquals(sent, received.toByteArray(), "the rest was left in the socket, in order");
             ring.nextSqe().prepCancel(3, 0).userData(4);
             r.awaitMore(ring, 2);
-            Sockets.close(server);
+            Descriptors.close(server);
         }
     }
 
@@ -234,7 +234,7 @@ class SocketOpsTest {
             assertEquals("one;two;three;", received.toString());
             ring.nextSqe().prepCancel(2, 0).userData(3);
             r.awaitMore(ring, 2);
-            Sockets.close(server);
+            Descriptors.close(server);
         }
     }
 
@@ -272,7 +272,7 @@ class SocketOpsTest {
             assertTrue((r.cqes.get(1).flags() & CqeFlags.F_NOTIF) != 0, r.cqes.toString());
             InputStream in = client.getInputStream();
             assertArrayEquals(pattern, in.readNBytes(65536));
-            Sockets.close(server);
+            Descriptors.close(server);
         }
     }
 
@@ -293,7 +293,7 @@ class SocketOpsTest {
             ring.nextSqe().prepSendmsg(server, msghdr.address(), OpFlags.MSG_NOSIGNAL).userData(2);
             assertEquals(7, Reaped.await(ring, 1).byUserData(2).res());
             assertEquals("sendmsg", new String(client.getInputStream().readNBytes(7), StandardCharsets.US_ASCII));
-            Sockets.close(server);
+            Descriptors.close(server);
         }
     }
 
@@ -331,7 +331,7 @@ class SocketOpsTest {
                 ring.reap(r);
             }
             assertTrue((r.byUserData(3).res() & OpFlags.POLLOUT) != 0, r.cqes.toString());
-            Sockets.close(server);
+            Descriptors.close(server);
         }
     }
 
@@ -342,7 +342,7 @@ class SocketOpsTest {
         assertEquals(1, Sockets.option(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY));
         Sockets.setOption(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, 65536);
         assertTrue(Sockets.option(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF) >= 65536);
-        Sockets.close(fd);
+        Descriptors.close(fd);
     }
 
     @Test

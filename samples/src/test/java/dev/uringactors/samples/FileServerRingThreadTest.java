@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.StatCallsForbidden;
@@ -75,7 +76,7 @@ class FileServerRingThreadTest {
     private static void forbidStatOnRingThreads(ActorSystem<?> system) throws Exception {
         StatCallsForbidden.startThreads(system.dispatchers().lookup(DispatcherSelector.blocking()), system.settings()
                 .config().getInt("pekko.actor.default-blocking-io-dispatcher.thread-pool-executor.fixed-pool-size"));
-        Rings rings = Rings.get(system);
+        Rings rings = IoBackends.rings(system);
         for (int i = 0; i < rings.count(); i++) {
             CompletableFuture<Void> installed = new CompletableFuture<>();
             rings.loop(i).execute(() -> {

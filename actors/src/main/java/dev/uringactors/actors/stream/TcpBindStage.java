@@ -1,7 +1,7 @@
 package dev.uringactors.actors.stream;
 
-import dev.uringactors.actors.Backend;
-import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.internal.backend.IoBackend;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.internal.tcp.TcpConnection;
 import dev.uringactors.actors.internal.tcp.TcpManager;
 import dev.uringactors.actors.tcp.TcpProtocol;
@@ -66,7 +66,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
         private ActorRef<Event> self;
         private ActorRef<TcpProtocol.ListenerCommand> listener;
         private AsyncCallback<Void> unbindRequested;
-        private UringExtension uring;
+        private IoBackend backend;
 
         Logic(CompletableFuture<UringTcp.ServerBinding> binding) {
             super(shape);
@@ -97,7 +97,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                 return BoxedUnit.UNIT;
             }).ref());
             unbindRequested = createAsyncCallback(v -> unbind());
-            uring = UringExtension.get(Adapter.toTyped(materializer().system()));
+            backend = IoBackends.get(Adapter.toTyped(materializer().system()));
             TcpManager.get(Adapter.toTyped(materializer().system())).manager()
                     .tell(new TcpProtocol.Bind(self, address, backlog, true, options));
         }
@@ -141,7 +141,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
             return new UringTcp.IncomingConnection(c.localAddress(), c.remoteAddress(),
                     Flow.fromGraph(TcpConnectionStage.accepted(c.connection(), halfClose))
                             .mapMaterializedValue(m -> NotUsed.getInstance()),
-                    c.ring(), uring.backend() == Backend.JDK ? null : uring.dispatcherId(c.ring()));
+                    c.ring(), backend.ringDispatcherId(c.ring()).orElse(null));
         }
 
         private void unbind() {

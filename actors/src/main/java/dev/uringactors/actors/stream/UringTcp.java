@@ -1,6 +1,5 @@
 package dev.uringactors.actors.stream;
 
-import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import org.apache.pekko.Done;
@@ -36,21 +35,17 @@ import java.util.concurrent.CompletionStage;
  * <p>Under the JDK backend ({@link UringExtension#backend()}) a bind is the actors' one ({@code TcpProtocol}) over
  * Pekko IO's {@code Tcp}, which, out of file descriptors, pauses {@code uring.tcp.accept-backoff} as a ring does
  * (Pekko Streams' own {@code Tcp} bind would retry a failed accept at once, logging each failure); an outgoing
- * connection is Pekko Streams' {@code Tcp}. Either way with {@code uring.tcp}'s no-delay and idle timeout: one
+ * connection is the actors' one over Pekko IO too. Either way with {@code uring.tcp}'s no-delay and idle timeout: one
  * listening socket, connections on Pekko's IO threads and the handler on the default dispatcher.
  */
 public final class UringTcp {
-    private final ActorSystem<?> system;
-    private final UringExtension uring;
-
-    private UringTcp(ActorSystem<?> system, UringExtension uring) {
-        this.system = system;
-        this.uring = uring;
+    private UringTcp() {
     }
 
     /** TCP as streams on a typed system's rings, which start now if they have not. */
     public static UringTcp get(ActorSystem<?> system) {
-        return new UringTcp(system, UringExtension.get(system));
+        UringExtension.get(system);
+        return new UringTcp();
     }
 
     /** As Pekko's {@code Tcp.get}: from a classic actor system, or anything that provides one. */
@@ -93,9 +88,6 @@ public final class UringTcp {
      */
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
             InetSocketAddress remoteAddress, boolean halfClose) {
-        if (uring.backend() == Backend.JDK) {
-            return PekkoTcp.outgoingConnection(system, uring, remoteAddress, halfClose);
-        }
         return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
     }
 

@@ -1,6 +1,7 @@
 package dev.uringactors.http.internal;
 
-import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.internal.backend.IoBackend;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
@@ -114,12 +115,10 @@ public final class RingHttpServer {
             return Source.<IncomingConnection>failed(refusal.get())
                     .mapMaterializedValue(notUsed -> CompletableFuture.failedStage(refusal.get()));
         }
-        UringExtension uring = UringExtension.get(Adapter.toTyped(system.classicSystem()));
+        IoBackend backend = IoBackends.get(Adapter.toTyped(system.classicSystem()));
         ServerStack.Connections connections = stack.newConnections(system.classicSystem().dispatcher());
-        // Under the JDK backend, on the dispatcher whose stack Pekko HTTP's parser needs (JdkHttpMaterializer).
         return tcpConnections()
-                .map(incoming -> connections.incoming(incoming, uring.backend() == Backend.JDK
-                        ? JdkHttpMaterializer.DISPATCHER : uring.dispatcherId(incoming.ring())))
+                .map(incoming -> connections.incoming(incoming, backend.stackDispatcherId(incoming.ring())))
                 .mapMaterializedValue(bound -> bound.thenApply(connections::binding));
     }
 

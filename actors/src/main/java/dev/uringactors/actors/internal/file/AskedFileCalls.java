@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * The file calls as asks of the rings' file actors: each call is a request to the actor of the ring its file is
@@ -33,13 +34,13 @@ import java.util.function.Function;
 public final class AskedFileCalls implements FileCalls {
     /** Runs a callback on the thread that completes the future: the ring's, for an answer. */
     private static final ExecutionContext ON_ANSWERING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
-    private final FileRings rings;
+    private final IntFunction<ActorRef<Command>> actors;
     private final Scheduler scheduler;
     private final Duration timeout;
     private final CallBounds bounds;
 
-    AskedFileCalls(FileRings rings, Scheduler scheduler, Duration timeout, CallBounds bounds) {
-        this.rings = rings;
+    AskedFileCalls(IntFunction<ActorRef<Command>> actors, Scheduler scheduler, Duration timeout, CallBounds bounds) {
+        this.actors = actors;
         this.scheduler = scheduler;
         this.timeout = timeout;
         this.bounds = bounds;
@@ -113,7 +114,7 @@ public final class AskedFileCalls implements FileCalls {
     private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request,
                                        Runnable answered) {
         CompletableFuture<T> answer = new CompletableFuture<>();
-        FutureConverters.asScala(AskPattern.askWithStatus(rings.actor(ring), request::apply, timeout, scheduler))
+        FutureConverters.asScala(AskPattern.askWithStatus(actors.apply(ring), request::apply, timeout, scheduler))
                 .onComplete(result -> {
                     answered.run();
                     return result.isSuccess() ? answer.complete(result.get())

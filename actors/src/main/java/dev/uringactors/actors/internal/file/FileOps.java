@@ -15,7 +15,7 @@ import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.OpenHow;
 import dev.uringactors.ring.PolledIo.DeviceNumber;
-import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Sqe;
 import dev.uringactors.ring.SqeFlags;
 import dev.uringactors.ring.Statx;
@@ -216,7 +216,7 @@ public final class FileOps {
         @Override
         protected void drained(int res, int flags) {
             if (res >= 0 && !registered) { // a registered file goes with the ring's table
-                Sockets.close(res);
+                Descriptors.close(res);
             }
         }
     }

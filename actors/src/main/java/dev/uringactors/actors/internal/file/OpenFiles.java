@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.file.FileHandle;
-import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Descriptors;
 
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,7 +58,7 @@ public final class OpenFiles {
     void closeAll() {
         open.forEach((key, id) -> {
             if (key >= 0 && open.remove(key, id)) { // registered files went with their rings' tables
-                Sockets.close((int) (long) key);
+                Descriptors.close((int) (long) key);
             }
         });
     }

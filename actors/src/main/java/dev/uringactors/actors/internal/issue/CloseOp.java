@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.ring.Opcode;
-import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Descriptors;
 
 /**
  * CLOSE of a file or a socket. Where the ring can no longer take it, close(2) runs directly: no fd outlives its
@@ -26,6 +26,6 @@ public final class CloseOp extends SimpleOp {
 
     @Override
     protected void refuse(Throwable cause) {
-        complete(registered ? 0 : Sockets.close(fd), 0, 0);
+        complete(registered ? 0 : Descriptors.close(fd), 0, 0);
     }
 }

@@ -1,7 +1,5 @@
 package dev.uringactors.actors.internal.loop;
 
-import dev.uringactors.actors.RingLoopStats;
-import dev.uringactors.actors.TcpStats;
 import dev.uringactors.actors.internal.issue.RingIssuer;
 import dev.uringactors.actors.internal.issue.RingSpec;
 import dev.uringactors.actors.internal.issue.SqPollGroup;
@@ -24,13 +22,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The thread that owns one ring and is the executor of that ring's Pekko dispatcher. Each turn it runs queued
@@ -104,8 +102,6 @@ public final class RingLoop implements Executor {
     private final AtomicLong stuckTasks = new AtomicLong();
     /** Per-ring state of the concerns that use the ring (TCP's), by type; used only on the loop thread. */
     private final Map<Class<?>, Object> attachments = new HashMap<>();
-    /** The ring's TCP figures, once TCP uses the ring. */
-    private Supplier<TcpStats> tcpStats = () -> new TcpStats(0, 0, 0, 0, 0);
     /** Who hears of restarts and of the end: a concurrent set, as actors stopped after the loop leave off it. */
     private final Set<Consumer<RingEvent>> subscribers = ConcurrentHashMap.newKeySet();
 
@@ -330,7 +326,7 @@ public final class RingLoop implements Executor {
     }
 
     /** Tasks the watchdog found running too long; from any thread. */
-    long stuckTasks() {
+    public long stuckTasks() {
         return stuckTasks.get();
     }
 
@@ -376,9 +372,9 @@ public final class RingLoop implements Executor {
         return type.cast(found);
     }
 
-    /** Where this ring's TCP figures come from, once TCP uses it. */
-    public void reportTcp(Supplier<TcpStats> figures) {
-        this.tcpStats = figures;
+    /** The attachment of {@code type}, or null if none was made yet; only on this loop's thread. */
+    public <T> T attachmentOrNull(Class<T> type) {
+        return type.cast(attachments.get(type));
     }
 
     public boolean inLoop() {
@@ -399,12 +395,44 @@ public final class RingLoop implements Executor {
         return issuer.attachedTo();
     }
 
-    /** Counters; call it on the loop thread (the ring supervisor's GetStats does). */
-    RingLoopStats stats() {
-        return new RingLoopStats(index, issuer.generation(), waitStrategy.name(), issuer.ringStats(), wakeSignals.sum(), turns, tasksRun,
-                issuer.requestsInFlight(), issuer.backlogSize(),
-                java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(),
-                stuckTasks(), waitStrategy.stats(), tcpStats.get(), issuer.buffers().fixedUses());
+    /** The wait strategy of the ring open now; read it on the loop thread. */
+    public WaitStrategy waitStrategy() {
+        return waitStrategy;
+    }
+
+    /** Writes other threads made to the eventfd to wake the loop; from any thread. */
+    public long wakeSignals() {
+        return wakeSignals.sum();
+    }
+
+    /** Loop turns so far; read it on the loop thread. */
+    public long turns() {
+        return turns;
+    }
+
+    /** Tasks (actor mailbox runs) run so far; read it on the loop thread. */
+    public long tasksRun() {
+        return tasksRun;
+    }
+
+    /**
+     * {@code figures} of this loop, taken on its thread: completed there, or failed once the loop has ended or
+     * {@code timeout} has passed (a task stuck on the thread).
+     */
+    public <T> CompletableFuture<T> onThread(Function<RingLoop, T> figures, Duration timeout) {
+        CompletableFuture<T> taken = new CompletableFuture<>();
+        try {
+            execute(() -> {
+                try {
+                    taken.complete(figures.apply(this));
+                } catch (RuntimeException e) {
+                    taken.completeExceptionally(e);
+                }
+            });
+        } catch (RuntimeException ended) {
+            taken.completeExceptionally(ended);
+        }
+        return taken.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**

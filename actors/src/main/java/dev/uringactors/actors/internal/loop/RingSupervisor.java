@@ -1,7 +1,6 @@
 package dev.uringactors.actors.internal.loop;
 
 import dev.uringactors.actors.RingFailedException;
-import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.internal.issue.RingIssuer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -27,10 +26,6 @@ public final class RingSupervisor {
     public record Fault(Throwable cause, int generation) implements Command {
     }
 
-    /** The ring loop's counters, taken on its thread. */
-    record GetStats(ActorRef<RingLoopStats> replyTo) implements Command {
-    }
-
     private final ActorContext<Command> ctx;
     private final RingLoop loop;
     private final RingIssuer issuer;
@@ -54,10 +49,6 @@ public final class RingSupervisor {
             RingSupervisor supervisor = new RingSupervisor(ctx, loop, drainTimeout, restarts);
             return Behaviors.receive(Command.class)
                     .onMessage(Fault.class, supervisor::fault)
-                    .onMessage(GetStats.class, m -> {
-                        m.replyTo().tell(loop.stats());
-                        return Behaviors.same();
-                    })
                     .build();
         });
     }

@@ -1,9 +1,6 @@
 package dev.uringactors.actors.internal.loop;
 
 import com.typesafe.config.Config;
-import dev.uringactors.actors.Backend;
-import dev.uringactors.actors.BackendChoice;
-import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.SqPollStats;
 import dev.uringactors.actors.internal.issue.SqPollGroup;
 import dev.uringactors.config.UringSettings;
@@ -12,41 +9,27 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.Extension;
-import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The rings of an actor system, behind {@code UringExtension}: reads the {@code uring} settings, starts one loop
- * thread and ring per configured ring, registers a dispatcher per ring, and spawns each ring's supervisor on it;
- * with SQPOLL, one supervisor per SQ thread group. CoordinatedShutdown cancels, drains and closes the rings.
- * The file and TCP actors find their ring's loop here.
- *
- * <p>The backend ({@code uring.backend}) is decided here, once. Under {@link Backend#JDK} no ring, loop or
- * supervisor exists: {@link #count()} is still the configured number of rings, and every ring's dispatcher is
- * the default dispatcher, so that code spreading actors over the rings runs unchanged; {@link #loop} and
- * {@link #supervisor} refuse.
+ * The rings of an actor system, when the io_uring backend runs: starts one loop thread and ring per configured
+ * ring, registers a dispatcher per ring, and spawns each ring's supervisor on it; with SQPOLL, one supervisor per
+ * SQ thread group. CoordinatedShutdown cancels, drains and closes the rings. The file and TCP actors find their
+ * ring's loop here.
  */
-public final class Rings implements Extension {
-    private static final Logger log = LoggerFactory.getLogger(Rings.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
-    private static final String DEFAULT_DISPATCHER = "pekko.actor.default-dispatcher";
+public final class Rings {
     private static final String NEAREST_RING_DISPATCHER = "uring-nearest-ring-dispatcher";
 
     private final UringSettings settings;
-    private final BackendChoice backend;
     private final String instance;
     private final List<RingLoop> loops = new ArrayList<>();
     private final List<String> executorKeys = new ArrayList<>();
@@ -58,19 +41,11 @@ public final class Rings implements Extension {
     private CompletableFuture<Done> shutdown;
     private StuckTaskWatchdog watchdog;
 
-    private Rings(ActorSystem<?> system) {
-        this.settings = UringSettings.from(system.settings().config());
+    /** Starts the rings of {@code system} with {@code settings}; {@code instance} names them in the JVM. */
+    public Rings(ActorSystem<?> system, UringSettings settings, String instance) {
+        this.settings = settings;
         this.scheduler = system.scheduler();
-        this.instance = system.name() + "-" + INSTANCES.incrementAndGet();
-        this.backend = BackendChoice.of(settings);
-        if (backend.backend() == Backend.JDK) {
-            if (settings.backend() == UringSettings.BackendMode.AUTO) {
-                log.warn("{}; running the JDK backend (Pekko IO's Tcp, JDK file channels) instead "
-                        + "of io_uring. Set uring.backend = jdk to choose it without probing, or io-uring to "
-                        + "fail instead", backend.reason());
-            }
-            return;
-        }
+        this.instance = instance;
         org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
         Config defaultDispatcher = classic.settings().config().getConfig("pekko.actor.default-dispatcher");
         List<SqPollGroup> groups = SqPollGroup.of(settings.sqpoll());
@@ -111,24 +86,9 @@ public final class Rings implements Extension {
         system.getWhenTerminated().whenComplete((done, e) -> loops.forEach(RingLoop::end));
     }
 
-    /** The rings of {@code system}, started on first use. */
-    public static Rings get(ActorSystem<?> system) {
-        return Id.INSTANCE.apply(system);
-    }
-
     /** The settings the rings were made with. */
     public UringSettings settings() {
         return settings;
-    }
-
-    /** The backend that runs, decided at start. */
-    public Backend backend() {
-        return backend.backend();
-    }
-
-    /** Why {@link #backend()} runs, naming {@code uring.backend}. */
-    public String backendReason() {
-        return backend.reason();
     }
 
     /** Names this set of rings among others in the JVM (e.g. for JMX). */
@@ -136,7 +96,7 @@ public final class Rings implements Extension {
         return instance;
     }
 
-    /** The number of rings; under the JDK backend, the configured number, all on the default dispatcher. */
+    /** The number of rings. */
     public int count() {
         return settings.rings();
     }
@@ -146,26 +106,14 @@ public final class Rings implements Extension {
         return Math.floorMod(nextRing.getAndIncrement(), count());
     }
 
-    /** Ring {@code i}'s loop; none under the JDK backend. */
+    /** Ring {@code i}'s loop. */
     public RingLoop loop(int i) {
-        requireRings();
         return loops.get(i);
     }
 
-    /** Ring {@code i}'s supervisor; tests fail the ring through it. None under the JDK backend. */
+    /** Ring {@code i}'s supervisor. */
     public ActorRef<RingSupervisor.Command> supervisor(int i) {
-        requireRings();
         return supervisors.get(i);
-    }
-
-    private void requireRings() {
-        if (backend.backend() == Backend.JDK) {
-            throw noRings();
-        }
-    }
-
-    private IllegalStateException noRings() {
-        return new IllegalStateException("no ring runs under the JDK backend (" + backend.reason() + ")");
     }
 
     /** The dispatcher (as spawn {@code Props}) that runs actors on ring {@code i}'s thread. */
@@ -173,30 +121,17 @@ public final class Rings implements Extension {
         return DispatcherSelector.fromConfig(dispatcherId(i));
     }
 
-    /** The id of ring {@code i}'s dispatcher; the default dispatcher's under the JDK backend. */
+    /** The id of ring {@code i}'s dispatcher. */
     public String dispatcherId(int i) {
-        if (backend.backend() == Backend.JDK) {
-            Objects.checkIndex(i, count());
-            return DEFAULT_DISPATCHER;
-        }
         return dispatcherIds.get(i);
     }
 
     /**
      * The id of the dispatcher that runs what is submitted on a ring's thread on that ring, and anything else on
-     * the default dispatcher ({@link NearestRingExecutor}); the default dispatcher's under the JDK
-     * backend.
+     * the default dispatcher ({@link NearestRingExecutor}).
      */
     public String nearestRingDispatcherId() {
-        return backend.backend() == Backend.JDK ? DEFAULT_DISPATCHER : NEAREST_RING_DISPATCHER;
-    }
-
-    /** Ring {@code i}'s counters, taken on its thread; under the JDK backend a stage failed as {@link #loop} fails. */
-    public CompletionStage<RingLoopStats> stats(int i) {
-        if (backend.backend() == Backend.JDK) {
-            return CompletableFuture.failedStage(noRings());
-        }
-        return AskPattern.ask(supervisor(i), RingSupervisor.GetStats::new, settings.requestTimeout(), scheduler);
+        return NEAREST_RING_DISPATCHER;
     }
 
     /** Each SQPOLL thread's figures over the last second, one per group; none without SQPOLL. */
@@ -228,18 +163,5 @@ public final class Rings implements Extension {
     /** Completes once every ring has been closed at shutdown (by {@link #shutdown()}); it closes none. */
     public CompletableFuture<Void> whenClosed() {
         return CompletableFuture.allOf(loops.stream().map(RingLoop::whenClosed).toArray(CompletableFuture[]::new));
-    }
-
-    /** The extension's id, for Pekko's registry. */
-    public static final class Id extends ExtensionId<Rings> {
-        private static final Id INSTANCE = new Id();
-
-        private Id() {
-        }
-
-        @Override
-        public Rings createExtension(ActorSystem<?> system) {
-            return new Rings(system);
-        }
     }
 }

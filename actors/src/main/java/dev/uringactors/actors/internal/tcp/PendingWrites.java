@@ -10,7 +10,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Pipe;
-import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -173,7 +173,7 @@ final class PendingWrites {
             if (loop.inLoop()) {
                 loop.issuer().issue(TcpOps.close(file.file().fd()));
             } else {
-                Sockets.close(file.file().fd());
+                Descriptors.close(file.file().fd());
             }
         }
     }

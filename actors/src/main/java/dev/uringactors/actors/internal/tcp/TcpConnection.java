@@ -19,6 +19,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
 import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
@@ -206,7 +207,7 @@ public final class TcpConnection {
                     try {
                         return start.apply(ctx, timers);
                     } catch (RuntimeException e) {
-                        Sockets.close(fd);
+                        Descriptors.close(fd);
                         ctx.getLog().debug("connection closed during setup: {}", e.getMessage());
                         setupFailed.accept(e);
                         return Behaviors.stopped();
@@ -653,7 +654,7 @@ public final class TcpConnection {
             cancelInFlight();
             loop.issuer().issue(TcpOps.close(fd));
         } else {
-            Sockets.close(fd);
+            Descriptors.close(fd);
         }
         writes.discard();
     }

@@ -4,6 +4,9 @@ import dev.uringactors.actors.TcpStats;
 
 /** The counters behind one ring's {@link TcpStats}; updated and read only on the ring's thread. */
 final class TcpCounters {
+    /** The figures of a ring that TCP never used. */
+    static final TcpStats NONE = new TcpStats(0, 0, 0, 0, 0);
+
     private long opened;
     private long closed;
     private long recvBufferShortages;

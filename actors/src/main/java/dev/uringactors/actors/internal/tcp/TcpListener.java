@@ -9,6 +9,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ResumeAccepting;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.config.UringSettings;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.UringException;
@@ -188,7 +189,7 @@ public final class TcpListener {
 
     private Behavior<ListenerCommand> accepted(Accepted a) {
         if (unbindReplyTo != null) {
-            Sockets.close(a.fd());
+            Descriptors.close(a.fd());
         } else if (wantsMore()) {
             if (connection(a.fd())) {
                 state.credit--;
@@ -213,7 +214,7 @@ public final class TcpListener {
             remote = Sockets.remoteAddress(fd); // ENOTCONN for a peer that has reset
             local = localAddress != null ? localAddress : Sockets.localAddress(fd);
         } catch (UringException e) {
-            Sockets.close(fd);
+            Descriptors.close(fd);
             state.resetBeforeAccepted.increment();
             return false;
         }
@@ -327,7 +328,7 @@ public final class TcpListener {
     }
 
     private void closeHeld() {
-        state.held.forEach(Sockets::close);
+        state.held.forEach(Descriptors::close);
         state.held.clear();
     }
 

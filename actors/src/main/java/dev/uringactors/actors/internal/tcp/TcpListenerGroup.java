@@ -10,7 +10,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ResumeAccepting;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.config.UringSettings;
-import dev.uringactors.ring.Sockets;
+import dev.uringactors.ring.Descriptors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -229,7 +229,7 @@ public final class TcpListenerGroup {
     private void closeSocket(int index) {
         if (!closed[index]) {
             closed[index] = true;
-            Sockets.close(fds.get(index));
+            Descriptors.close(fds.get(index));
         }
     }
 }

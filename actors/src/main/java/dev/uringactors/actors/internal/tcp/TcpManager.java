@@ -1,45 +1,27 @@
 package dev.uringactors.actors.internal.tcp;
 
-import dev.uringactors.actors.Backend;
-import dev.uringactors.actors.internal.loop.Rings;
-import dev.uringactors.actors.internal.tcp.pekko.PekkoTcpManager;
-import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
-import dev.uringactors.actors.tcp.TcpProtocol.CommandFailed;
 import dev.uringactors.actors.tcp.TcpProtocol.Connect;
-import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
-import dev.uringactors.config.UringSettings;
-import dev.uringactors.ring.Sockets;
-import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * The TCP manager of a system's rings, behind {@code UringTcp.manager()}: a bind opens the listening socket(s)
- * and spawns their {@link TcpListenerGroup}; a connect spawns an outgoing {@link TcpConnection} on the next ring.
- * Under the JDK backend, {@link PekkoTcpManager} does it over Pekko IO's Tcp instead.
+ * The TCP manager of a system, behind {@code UringTcp.manager()}: the backend's ({@link RingTcpManager} on the
+ * rings, one over Pekko IO's Tcp under the JDK backend), started once.
  */
 public final class TcpManager implements Extension {
     private final ActorRef<ManagerCommand> manager;
 
     private TcpManager(ActorSystem<?> system) {
-        Rings rings = Rings.get(system);
-        this.manager = system.systemActorOf(rings.backend() == Backend.JDK ? PekkoTcpManager.create(rings)
-                : manager(rings), "uring-tcp", Props.empty());
+        this.manager = system.systemActorOf(IoBackends.get(system).tcpManager(), "uring-tcp", Props.empty());
     }
 
-    /** The TCP manager of {@code system}'s rings, started on first use. */
+    /** The TCP manager of {@code system}, started on first use. */
     public static TcpManager get(ActorSystem<?> system) {
         return Id.INSTANCE.apply(system);
     }
@@ -47,50 +29,6 @@ public final class TcpManager implements Extension {
     /** Where {@link Bind} and {@link Connect} go. */
     public ActorRef<ManagerCommand> manager() {
         return manager;
-    }
-
-    private static Behavior<ManagerCommand> manager(Rings rings) {
-        UringSettings.Tcp tcp = rings.settings().tcp();
-        return Behaviors.setup(ctx -> Behaviors.receive(ManagerCommand.class)
-                .onMessage(Bind.class, b -> {
-                    bind(ctx, rings, tcp, b);
-                    return Behaviors.same();
-                })
-                .onMessage(Connect.class, c -> {
-                    int ring = rings.nextRing();
-                    ctx.spawnAnonymous(TcpConnection.connecting(rings.loop(ring), tcp, c), rings.dispatcher(ring));
-                    return Behaviors.same();
-                })
-                .build());
-    }
-
-    private static void bind(ActorContext<ManagerCommand> ctx, Rings rings, UringSettings.Tcp defaults,
-                             Bind b) {
-        UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout).orElse(defaults);
-        int backlog = tcp.backlogOr(b.backlog());
-        boolean reusePort = tcp.listener() == UringSettings.ListenerMode.REUSE_PORT;
-        List<Integer> fds = new ArrayList<>();
-        InetSocketAddress bound;
-        try {
-            fds.add(Sockets.listen(b.localAddress(), backlog, reusePort));
-            bound = Sockets.localAddress(fds.get(0));
-            for (int i = 1; i < rings.count() && reusePort; i++) {
-                fds.add(Sockets.listen(bound, backlog, true)); // same port: the kernel spreads connections
-            }
-            for (int fd : fds) { // accepted sockets inherit these: no setsockopt per connection
-                if (tcp.noDelay()) {
-                    Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-                }
-                b.options().applyTo(fd);
-            }
-        } catch (UringException | IllegalArgumentException e) { // a kernel's refusal, an unresolved address
-            fds.forEach(Sockets::close);
-            b.handler().tell(new CommandFailed(b, e));
-            return;
-        }
-        ActorRef<ListenerCommand> group = ctx.spawnAnonymous(
-                TcpListenerGroup.create(rings, tcp, fds, b.handler(), b.pullMode()));
-        b.handler().tell(new TcpProtocol.Bound(bound, group));
     }
 
     /** The extension's id, for Pekko's registry. */

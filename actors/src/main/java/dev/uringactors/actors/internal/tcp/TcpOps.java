@@ -8,6 +8,7 @@ import dev.uringactors.actors.internal.loop.RingEvent;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CqeFlags;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
@@ -79,7 +80,7 @@ final class TcpOps {
         protected boolean complete(int res, int flags, int ringFlags) {
             if (res >= 0) {
                 if (cancelled) {
-                    Sockets.close(res);
+                    Descriptors.close(res);
                 } else {
                     listener.tell(new TcpListener.Accepted(res));
                 }
@@ -99,7 +100,7 @@ final class TcpOps {
         @Override
         protected void drained(int res, int flags) {
             if (res >= 0) {
-                Sockets.close(res);
+                Descriptors.close(res);
             }
         }
     }

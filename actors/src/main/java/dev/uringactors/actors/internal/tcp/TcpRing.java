@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.TcpStats;
 import dev.uringactors.actors.internal.issue.RingGeneration;
 import dev.uringactors.actors.internal.issue.RingResource;
 import dev.uringactors.actors.internal.loop.RingLoop;
@@ -14,7 +15,7 @@ import org.slf4j.Logger;
  * limit of those receives.
  * Used only on the ring's thread.
  */
-final class TcpRing implements RingResource {
+public final class TcpRing implements RingResource {
     private static final int RECV_GROUP = 0;
 
     private final TcpCounters counters = new TcpCounters();
@@ -33,12 +34,17 @@ final class TcpRing implements RingResource {
         this.recvBufferSize = tcp.recvBufferSize();
         this.recvLimit = Math.max(tcp.readAhead(), 0);
         loop.issuer().attach(this);
-        loop.reportTcp(counters::snapshot);
     }
 
     /** TCP's state on {@code loop}'s ring; call it on that ring's thread. */
     static TcpRing of(RingLoop loop) {
         return loop.attachment(TcpRing.class, TcpRing::new);
+    }
+
+    /** What TCP met on {@code loop}'s ring, none if it never used it; call it on that ring's thread. */
+    public static TcpStats figures(RingLoop loop) {
+        TcpRing tcp = loop.attachmentOrNull(TcpRing.class);
+        return tcp == null ? TcpCounters.NONE : tcp.counters.snapshot();
     }
 
     TcpCounters counters() {

@@ -1,10 +1,11 @@
 package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.Backend;
+import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
@@ -83,8 +84,8 @@ class ReadWithTest {
         }
         assertInstanceOf(AssertionError.class, cause, asserted.toString());
         assertEquals(3, get(files.read(file, 0, 3, ByteBuffer::remaining)), "the ring serves on");
-        if (Rings.get(kit.system()).backend() == Backend.IO_URING) { // only a ring has counters
-            assertEquals(0, get(Rings.get(kit.system()).stats(file.ring())).requestsInFlight(),
+        if (UringExtension.get(kit.system()).backend() == Backend.IO_URING) { // only a ring has counters
+            assertEquals(0, get(IoBackends.get(kit.system()).stats(file.ring())).requestsInFlight(),
                     "nothing left in flight");
         }
         get(files.close(file));

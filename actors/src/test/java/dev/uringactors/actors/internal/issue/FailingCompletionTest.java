@@ -3,8 +3,9 @@ package dev.uringactors.actors.internal.issue;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.internal.loop.RingLoop;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.RequiresIoUring;
@@ -77,12 +78,12 @@ class FailingCompletionTest {
             assertEquals(1, outcome.completions.get(), "completions handled, none after the failure");
             assertEquals(1, outcome.failures.get(), "answers with a failure");
         } finally {
-            Sockets.close(listener);
+            Descriptors.close(listener);
         }
     }
 
     private void issue(RingOp op) {
-        RingLoop loop = Rings.get(kit.system()).loop(0);
+        RingLoop loop = IoBackends.rings(kit.system()).loop(0);
         loop.execute(() -> loop.issuer().issue(op));
     }
 
@@ -123,7 +124,7 @@ class FailingCompletionTest {
 
         static void closeAccepted(int res) {
             if (res > 0) {
-                Sockets.close(res);
+                Descriptors.close(res);
             }
         }
 

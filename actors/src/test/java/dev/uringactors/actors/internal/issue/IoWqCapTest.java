@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.actors.TestRings;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.ring.IoWqWorkers;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.Ring;
@@ -43,7 +43,7 @@ class IoWqCapTest {
     private static IoWqWorkers onRingThread(ActorSystem<?> system, Function<Ring, IoWqWorkers> call)
             throws Exception {
         CompletableFuture<IoWqWorkers> answer = new CompletableFuture<>();
-        Rings.get(system).loop(0).execute(() -> {
+        IoBackends.rings(system).loop(0).execute(() -> {
             try (Ring probe = Ring.open(2)) {
                 answer.complete(call.apply(probe));
             } catch (RuntimeException e) {

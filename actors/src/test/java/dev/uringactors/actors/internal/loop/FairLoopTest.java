@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.loop;
 
 import dev.uringactors.actors.TestRings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
@@ -64,7 +65,7 @@ class FairLoopTest {
 
     /** Starts the busy actor on ring 0 and waits until it is running. */
     private void keepRingBusy() {
-        kit.spawn(busy(), "busy", Rings.get(kit.system()).dispatcher(0)).tell("go");
+        kit.spawn(busy(), "busy", IoBackends.rings(kit.system()).dispatcher(0)).tell("go");
         awaitBusyTurns(10_000, "the busy actor runs");
     }
 
@@ -82,7 +83,7 @@ class FairLoopTest {
         ActorRef<Ping> echo = kit.spawn(Behaviors.receiveMessage(p -> {
             p.replyTo().tell(System.nanoTime());
             return Behaviors.same();
-        }), "echo", Rings.get(kit.system()).dispatcher(0));
+        }), "echo", IoBackends.rings(kit.system()).dispatcher(0));
         keepRingBusy();
         for (int i = 0; i < 100; i++) {
             CompletableFuture<Long> answer = AskPattern.<Ping, Long>ask(echo, Ping::new, ANSWER_BOUND,
@@ -103,7 +104,7 @@ class FairLoopTest {
                 fired.getRef().tell(m);
                 return Behaviors.same();
             });
-        }), "timed", Rings.get(kit.system()).dispatcher(0));
+        }), "timed", IoBackends.rings(kit.system()).dispatcher(0));
         keepRingBusy();
         fired.expectMessage(Duration.ofSeconds(2), "tick");
     }

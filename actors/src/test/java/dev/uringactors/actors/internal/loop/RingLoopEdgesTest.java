@@ -5,6 +5,7 @@ import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
@@ -77,7 +78,7 @@ class RingLoopEdgesTest {
     void afterTheRingClosesItsActorsStillRunOnItsThread() throws Exception {
         ActorTestKit testKit = TestRings.kit("uring.rings = 1");
         try {
-            Rings rings = Rings.get(testKit.system());
+            Rings rings = IoBackends.rings(testKit.system());
             TestRings.get(rings.shutdown());
             CompletableFuture<String> thread = new CompletableFuture<>();
             rings.loop(0).execute(() -> thread.complete(Thread.currentThread().getName()));
@@ -122,7 +123,7 @@ class RingLoopEdgesTest {
         ActorTestKit testKit = TestRings.kit("uring { rings = 1, dispatcher.stuck-task-warning = 100ms }");
         try {
             UringExtension uring = UringExtension.get(testKit.system());
-            RingLoop loop = Rings.get(testKit.system()).loop(0);
+            RingLoop loop = IoBackends.rings(testKit.system()).loop(0);
             var done = testKit.<Long>createTestProbe();
             var busy = testKit.spawn(org.apache.pekko.actor.typed.javadsl.Behaviors.<Long>receiveMessage(millis -> {
                 // Not for the quick ones: Thread.sleep(0) yields the CPU, and a mailbox run of 64 yields held a

@@ -7,6 +7,7 @@ import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.ring.Fifo;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
@@ -72,7 +73,7 @@ class RingRestartAndShutdownTest {
             UringExtension u = UringExtension.get(strict.system());
             int first = generation(strict.system(), 0);
             // A loop that fails reports every turn until the supervisor hears of it: two reports about one ring.
-            ActorRef<RingSupervisor.Command> supervisor = Rings.get(strict.system()).supervisor(0);
+            ActorRef<RingSupervisor.Command> supervisor = IoBackends.rings(strict.system()).supervisor(0);
             supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 1"), first));
             supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 2"), first));
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
@@ -151,7 +152,7 @@ class RingRestartAndShutdownTest {
     void workQueuedWhenTheStopIsSeenStillReachesTheRing() throws Exception {
         ActorTestKit shortTurns = TestRings.kit("uring { rings = 1, dispatcher.turn-time = 1us }");
         try {
-            Rings rings = Rings.get(shortTurns.system());
+            Rings rings = IoBackends.rings(shortTurns.system());
             ActorRef<RingProtocol.Command> files = UringFiles.get(shortTurns.system()).ring(0);
             TestProbe<StatusReply<Done>> nop = shortTurns.createTestProbe();
             RingLoop loop = rings.loop(0);

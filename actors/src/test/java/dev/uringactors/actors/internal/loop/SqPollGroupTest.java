@@ -5,6 +5,7 @@ import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -39,8 +40,8 @@ class SqPollGroupTest {
 
     @Test
     void aRestartedRingAttachesThroughAMemberOpenAtThatMomentAndTheOtherKeepsServing() throws Exception {
-        RingLoop first = Rings.get(kit.system()).loop(0);
-        RingLoop second = Rings.get(kit.system()).loop(1);
+        RingLoop first = IoBackends.rings(kit.system()).loop(0);
+        RingLoop second = IoBackends.rings(kit.system()).loop(1);
         int firstFd = first.ringFd();
         assertEquals(-1, first.attachedTo(), "the first ring creates the SQ thread");
         assertEquals(firstFd, second.attachedTo(), "the second attaches through the first");

@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.TestRings;
-import dev.uringactors.actors.internal.loop.Rings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.stream.UringTcp;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
@@ -141,7 +141,7 @@ class ListenerSpreadTest {
         // Its listener hears of the end with RingClosed (held back here), or, when the fault restarted it first,
         // finds the ring closed as it starts again: either way, no new connection may go to ring 0 from now on.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!told.await(10, TimeUnit.MILLISECONDS) && Rings.get(kit.system()).loop(0).issuer().isOpen()) {
+        while (!told.await(10, TimeUnit.MILLISECONDS) && IoBackends.rings(kit.system()).loop(0).issuer().isOpen()) {
             assertTrue(System.nanoTime() < deadline, "ring 0 closed for good within 10 s");
         }
         for (int i = 0; i < BURST / 4; i++) {

@@ -3,6 +3,7 @@ package dev.uringactors.actors.internal.file.jdk;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.internal.file.CallBounds;
+import dev.uringactors.actors.internal.file.FileService;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code UringFiles} share, the one table of the files opened, and the dispatcher their blocking calls run on.
  * The files still open when the actor system ends are closed.
  */
-public final class JdkFiles implements Extension {
+public final class JdkFiles implements Extension, FileService {
     /** The Pekko dispatcher the blocking file calls run on. */
     public static final String DISPATCHER = "uring.jdk.file-dispatcher";
     private static final Logger log = LoggerFactory.getLogger(JdkFiles.class);
@@ -55,13 +56,14 @@ public final class JdkFiles implements Extension {
         return Id.INSTANCE.apply(system);
     }
 
-    /** File actor {@code i}. */
+    @Override
     public ActorRef<RingProtocol.Command> actor(int i) {
         return actors.get(i);
     }
 
     /** The file requests, for callers that are not actors ({@code UringFiles}): no actor between. */
-    public JdkFileRequests requests() {
+    @Override
+    public JdkFileRequests calls() {
         return requests;
     }
 

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.tcp.pekko;
 
-import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
@@ -19,6 +18,7 @@ import org.apache.pekko.io.TcpMessage;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 /**
  * A bind under the JDK backend: Pekko IO's listener behind this library's listener protocol. It binds through
@@ -37,7 +37,9 @@ final class PekkoListener extends AbstractActorWithTimers {
     private static final Object RETRY = "retry";
     private final Bind bind;
     private final UringSettings.Tcp tcp;
-    private final Rings rings;
+    /** The next ring index in turn, for each connection's {@code Connected}. */
+    private final IntSupplier nextRing;
+    private final int maxIoSize;
     private final LoggingAdapter log = Logging.getLogger(getContext().getSystem(), this);
     private final List<org.apache.pekko.actor.typed.ActorRef<Event>> unbindReplies = new ArrayList<>();
     private ActorRef pekkoListener;
@@ -52,14 +54,15 @@ final class PekkoListener extends AbstractActorWithTimers {
     /** The bind's handler has heard Bound or CommandFailed. */
     private boolean told;
 
-    private PekkoListener(Bind bind, UringSettings.Tcp tcp, Rings rings) {
+    private PekkoListener(Bind bind, UringSettings.Tcp tcp, IntSupplier nextRing, int maxIoSize) {
         this.bind = bind;
         this.tcp = tcp;
-        this.rings = rings;
+        this.nextRing = nextRing;
+        this.maxIoSize = maxIoSize;
     }
 
-    static Props props(Bind bind, UringSettings.Tcp tcp, Rings rings) {
-        return Props.create(PekkoListener.class, () -> new PekkoListener(bind, tcp, rings));
+    static Props props(Bind bind, UringSettings.Tcp tcp, IntSupplier nextRing, int maxIoSize) {
+        return Props.create(PekkoListener.class, () -> new PekkoListener(bind, tcp, nextRing, maxIoSize));
     }
 
     @Override
@@ -109,7 +112,7 @@ final class PekkoListener extends AbstractActorWithTimers {
                 .match(Tcp.Connected.class, c -> {
                     accepted++;
                     getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
-                            rings.nextRing(), tcp, rings.settings().maxIoSize())));
+                            nextRing.getAsInt(), tcp, maxIoSize)));
                     allowed--;
                     allowMore();
                 })

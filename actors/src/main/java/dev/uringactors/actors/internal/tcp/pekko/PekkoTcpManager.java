@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.tcp.pekko;
 
-import dev.uringactors.actors.internal.loop.Rings;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Connect;
 import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
@@ -9,6 +8,8 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+import java.util.function.IntSupplier;
 
 /**
  * The TCP manager under the JDK backend: a bind becomes a {@link PekkoListener} over Pekko IO's Tcp, a connect a
@@ -20,21 +21,21 @@ public final class PekkoTcpManager {
     private PekkoTcpManager() {
     }
 
-    /** The manager's behaviour for {@code rings}, which run none. */
-    public static Behavior<ManagerCommand> create(Rings rings) {
-        UringSettings.Tcp defaults = rings.settings().tcp();
+    /** The manager's behaviour with {@code settings}; {@code nextRing} deals ring indices to connections. */
+    public static Behavior<ManagerCommand> create(UringSettings settings, IntSupplier nextRing) {
+        UringSettings.Tcp defaults = settings.tcp();
         return Behaviors.setup(ctx -> {
             ActorRef children = Adapter.actorOf(ctx, PekkoChildren.props(), "children");
             return Behaviors.receive(ManagerCommand.class)
                     .onMessage(Bind.class, b -> {
                         UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout)
                                 .orElse(defaults);
-                        children.tell(PekkoListener.props(b, tcp, rings), ActorRef.noSender());
+                        children.tell(PekkoListener.props(b, tcp, nextRing, settings.maxIoSize()), ActorRef.noSender());
                         return Behaviors.same();
                     })
                     .onMessage(Connect.class, c -> {
-                        children.tell(PekkoConnection.outgoing(c, rings.nextRing(), defaults,
-                                rings.settings().maxIoSize()), ActorRef.noSender());
+                        children.tell(PekkoConnection.outgoing(c, nextRing.getAsInt(), defaults,
+                                settings.maxIoSize()), ActorRef.noSender());
                         return Behaviors.same();
                     })
                     .build();
