@@ -1,7 +1,7 @@
 package dev.uringactors.http;
 
-import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.http.internal.RouteDispatcher;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;

@@ -2,8 +2,8 @@ package dev.uringactors.actors.stream;
 
 import dev.uringactors.actors.internal.backend.IoBackend;
 import dev.uringactors.actors.internal.backend.IoBackends;
-import dev.uringactors.actors.internal.tcp.TcpConnection;
 import dev.uringactors.actors.internal.tcp.TcpManager;
+import dev.uringactors.actors.internal.tcp.conn.Connection;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
@@ -104,7 +104,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
 
         /** Hands out a held connection, whose register time-out starts again now. */
         private UringTcp.IncomingConnection release(TcpProtocol.Connected c) {
-            c.connection().tell(new TcpConnection.HoldRegistration(false));
+            Connection.HoldRegistration.tell(c.connection(), false);
             return incoming(c);
         }
 
@@ -124,7 +124,7 @@ final class TcpBindStage extends AbstractGraphStageWithMaterializedValue<SourceS
                 } else {
                     // Accepted on another ring with the same credit: held here until the consumer asks for one,
                     // which may take longer than the register time-out (max-connections reached, say).
-                    c.connection().tell(new TcpConnection.HoldRegistration(true));
+                    Connection.HoldRegistration.tell(c.connection(), true);
                     waiting.add(c);
                 }
             } else if (event instanceof TcpProtocol.CommandFailed f) {

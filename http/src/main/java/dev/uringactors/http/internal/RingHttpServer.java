@@ -1,8 +1,8 @@
 package dev.uringactors.http.internal;
 
+import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.internal.backend.IoBackend;
 import dev.uringactors.actors.internal.backend.IoBackends;
-import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.ClassicActorSystemProvider;

@@ -1,7 +1,7 @@
 package dev.uringactors.actors.internal.issue;
 
-import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Descriptors;
+import dev.uringactors.ring.Opcode;
 
 /**
  * CLOSE of a file or a socket. Where the ring can no longer take it, close(2) runs directly: no fd outlives its

@@ -22,7 +22,7 @@ import java.util.List;
 
 /**
  * The TCP manager on the rings: a bind opens the listening socket(s) and spawns their {@link TcpListenerGroup}; a
- * connect spawns an outgoing {@link TcpConnection} on the next ring.
+ * connect spawns an outgoing connection ({@link RingSocket}) on the next ring.
  */
 public final class RingTcpManager {
     private RingTcpManager() {
@@ -38,7 +38,7 @@ public final class RingTcpManager {
                 })
                 .onMessage(Connect.class, c -> {
                     int ring = rings.nextRing();
-                    ctx.spawnAnonymous(TcpConnection.connecting(rings.loop(ring), tcp, c), rings.dispatcher(ring));
+                    ctx.spawnAnonymous(RingSocket.connecting(rings.loop(ring), tcp, c), rings.dispatcher(ring));
                     return Behaviors.same();
                 })
                 .build());

@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  * Accepts on one ring, on a listening socket its {@link TcpListenerGroup} owns: one multishot ACCEPT in flight,
  * re-armed when a CQE comes without F_MORE, after a back-off when the process is out of file descriptors;
  * single-shot ACCEPTs, one after another, where the kernel rejects multishot (before 5.19) or
- * {@code uring.tcp.accept = single} asks for them. Each connection becomes a {@link TcpConnection} child on the
+ * {@code uring.tcp.accept = single} asks for them. Each connection becomes a connection ({@link RingSocket}) child on the
  * ring {@link ConnectionSpread} chooses (spawned from here, it runs on that ring's thread alone). In pull mode it
  * accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the accept and the kernel's
  * backlog holds new connections. An accept that fails in a way it does not expect fails
@@ -221,7 +221,7 @@ public final class TcpListener {
         state.accepted.increment();
         ConnectionSpread.Placement placement = spread.place(loop.index());
         int ring = placement.ring();
-        ActorRef<?> connection = ctx.spawnAnonymous(TcpConnection.accepted(spread.rings().loop(ring), tcp, fd,
+        ActorRef<?> connection = ctx.spawnAnonymous(RingSocket.accepted(spread.rings().loop(ring), tcp, fd,
                 handler, remote, local, ctx.getSelf(), placement::release), spread.rings().dispatcher(ring));
         ctx.watch(connection);
         state.placed.put(connection, placement);

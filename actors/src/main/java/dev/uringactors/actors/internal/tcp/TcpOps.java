@@ -114,12 +114,12 @@ final class TcpOps {
         private final int fd;
         private final BufferRing buffers;
         private final ActorRef<TcpProtocol.Event> handler;
-        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private final ActorRef<Object> connection;
         private final Runnable onData;
         private final int limit;
 
         MultishotRecv(int fd, BufferRing buffers, int limit, ActorRef<TcpProtocol.Event> handler,
-                      ActorRef<TcpProtocol.ConnectionCommand> connection, Runnable onData) {
+                      ActorRef<Object> connection, Runnable onData) {
             this.fd = fd;
             this.buffers = buffers;
             this.limit = limit;
@@ -150,14 +150,14 @@ final class TcpOps {
                 handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(buffers.take(flags, res))));
             }
             if (CqeFlags.isFinal(flags)) {
-                connection.tell(new TcpConnection.RecvEnded(res));
+                connection.tell(new RingSocket.RecvEnded(res));
             }
             return true;
         }
 
         @Override
         protected void fail(Throwable cause) {
-            connection.tell(new TcpConnection.RecvEnded(CANCELLED));
+            connection.tell(new RingSocket.RecvEnded(CANCELLED));
         }
 
         /** Nobody reads what still arrives: its buffer goes back to the ring. */
@@ -180,14 +180,14 @@ final class TcpOps {
         private final int fd;
         private final ByteString data;
         private final int length;
-        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private final ActorRef<Object> connection;
         private BufferPool pool;
         private NativeBuffer buffer;
         private boolean zeroCopy;
         private boolean answered;
         private int sent;
 
-        Send(int fd, ByteString data, boolean zeroCopy, ActorRef<TcpProtocol.ConnectionCommand> connection) {
+        Send(int fd, ByteString data, boolean zeroCopy, ActorRef<Object> connection) {
             this.fd = fd;
             this.data = data;
             this.length = data.size();
@@ -241,12 +241,12 @@ final class TcpOps {
 
         private void answer(int result) {
             answered = true;
-            connection.tell(new TcpConnection.SendDone(result));
+            connection.tell(new RingSocket.SendDone(result));
         }
 
         @Override
         protected void fail(Throwable cause) {
-            connection.tell(new TcpConnection.SendDone(CANCELLED));
+            connection.tell(new RingSocket.SendDone(CANCELLED));
         }
 
         @Override
@@ -263,8 +263,8 @@ final class TcpOps {
      * bytes already there), then drain (all of them to the socket, however many sends that takes). A drain that
      * finds no room in the (non-blocking) socket fails with EAGAIN: the piece then polls the socket for POLLOUT and
      * drains again, instead of holding a kernel worker while the peer does not read. It answers once:
-     * {@link TcpConnection.SendDone} with the bytes sent (fewer than asked when the file is shorter), or the
-     * socket's error; {@link TcpConnection.FileUnreadable} when the fill failed or found the end of the file at
+     * {@link RingSocket.SendDone} with the bytes sent (fewer than asked when the file is shorter), or the
+     * socket's error; {@link RingSocket.FileUnreadable} when the fill failed or found the end of the file at
      * {@code position}.
      */
     abstract static class FilePiece extends Sending {
@@ -275,7 +275,7 @@ final class TcpOps {
         final long position;
         final int length;
         final int prefixLength;
-        private final ActorRef<TcpProtocol.ConnectionCommand> connection;
+        private final ActorRef<Object> connection;
         private Step step = Step.FILL;
         private boolean answered;
         /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
@@ -283,7 +283,7 @@ final class TcpOps {
         int sent;
 
         FilePiece(int socket, int file, long position, int length, int prefixLength,
-                  ActorRef<TcpProtocol.ConnectionCommand> connection) {
+                  ActorRef<Object> connection) {
             this.socket = socket;
             this.file = file;
             this.position = position;
@@ -324,7 +324,7 @@ final class TcpOps {
             switch (step) {
                 case FILL -> {
                     if (res <= 0) {
-                        answer(new TcpConnection.FileUnreadable(res));
+                        answer(new RingSocket.FileUnreadable(res));
                         return true;
                     }
                     staged = prefixLength + res;
@@ -334,12 +334,12 @@ final class TcpOps {
                     if (res == -Errno.EAGAIN) {
                         step = Step.AWAIT_ROOM;
                     } else if (res < 0) {
-                        answer(new TcpConnection.SendDone(res));
+                        answer(new RingSocket.SendDone(res));
                         return true;
                     } else {
                         sent += res;
                         if (sent == staged || res == 0) {
-                            answer(new TcpConnection.SendDone(sent));
+                            answer(new RingSocket.SendDone(sent));
                             return true;
                         }
                     }
@@ -347,14 +347,14 @@ final class TcpOps {
                 case AWAIT_ROOM -> {
                     int error = pollError(res);
                     if (error < 0) {
-                        answer(new TcpConnection.SendDone(error));
+                        answer(new RingSocket.SendDone(error));
                         return true;
                     }
                     step = Step.DRAIN;
                 }
             }
             if (stopped) {
-                answer(new TcpConnection.SendDone(-Errno.ECANCELED)); // closing: the rest is not sent
+                answer(new RingSocket.SendDone(-Errno.ECANCELED)); // closing: the rest is not sent
                 return true;
             }
             return false;
@@ -375,7 +375,7 @@ final class TcpOps {
             return pending != 0 ? -pending : -Errno.EPIPE;
         }
 
-        private void answer(TcpConnection.Internal result) {
+        private void answer(RingSocket.PieceAnswer result) {
             if (!answered) {
                 answered = true;
                 connection.tell(result);
@@ -384,7 +384,7 @@ final class TcpOps {
 
         @Override
         protected final void fail(Throwable cause) {
-            answer(new TcpConnection.SendDone(CANCELLED));
+            answer(new RingSocket.SendDone(CANCELLED));
         }
     }
 
@@ -398,7 +398,7 @@ final class TcpOps {
         private NativeBuffer buffer;
 
         SendFile(int socket, int file, long position, int length, ByteString prefix,
-                 ActorRef<TcpProtocol.ConnectionCommand> connection) {
+                 ActorRef<Object> connection) {
             super(socket, file, position, length, prefix.size(), connection);
             this.prefix = prefix;
         }
@@ -448,7 +448,7 @@ final class TcpOps {
         private final Pipe pipe;
 
         SpliceFile(int socket, int file, long position, int length, Pipe pipe,
-                   ActorRef<TcpProtocol.ConnectionCommand> connection) {
+                   ActorRef<Object> connection) {
             super(socket, file, position, length, 0, connection);
             this.pipe = pipe;
         }

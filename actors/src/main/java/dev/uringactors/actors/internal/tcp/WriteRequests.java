@@ -12,7 +12,7 @@ import java.util.function.Predicate;
 
 /**
  * What a connection's write queue checks of a write before it takes it, and how it holds it: the same on a ring
- * ({@link PendingWrites}) and under the JDK backend, so that a handler gets the same answers on both.
+ * (the connection's write queue, on a ring and under the JDK backend), so that a handler gets the same answers on both.
  */
 public final class WriteRequests {
     private WriteRequests() {

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.internal.file;
 
-import dev.uringactors.actors.internal.backend.IoBackends;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.BothBackends;

@@ -1,8 +1,8 @@
 package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.Backend;
-import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.BothBackends;
+import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.internal.backend.IoBackends;

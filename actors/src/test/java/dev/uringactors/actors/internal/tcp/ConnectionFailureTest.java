@@ -1,10 +1,10 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
+import dev.uringactors.actors.internal.tcp.conn.Connection;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
-import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.ErrorClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpProtocol.Received;
@@ -41,14 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A connection whose actor fails (throws) tells its handler one {@link ErrorClosed}, as Pekko IO's does, and
- * closes its socket. The failure comes through the test seam {@link TcpConnection#wrapConnection}: an interceptor
+ * closes its socket. The failure comes through the test seam {@link Connection#wrapConnection}: an interceptor
  * that throws on a message only it knows.
  */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConnectionFailureTest {
     /** Fails the connection that gets it. */
-    private enum Fail implements ConnectionCommand { INSTANCE }
+    private enum Fail { INSTANCE }
 
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
@@ -58,12 +58,11 @@ class ConnectionFailureTest {
 
     @BeforeEach
     void failOnFail() {
-        TcpConnection.wrapConnection = connection -> Behaviors.intercept(
-                () -> new BehaviorInterceptor<ConnectionCommand, ConnectionCommand>(ConnectionCommand.class) {
+        Connection.wrapConnection = connection -> Behaviors.intercept(
+                () -> new BehaviorInterceptor<Object, Object>(Object.class) {
                     @Override
-                    public Behavior<ConnectionCommand> aroundReceive(TypedActorContext<ConnectionCommand> ctx,
-                                                                     ConnectionCommand message,
-                                                                     ReceiveTarget<ConnectionCommand> target) {
+                    public Behavior<Object> aroundReceive(TypedActorContext<Object> ctx, Object message,
+                                                          ReceiveTarget<Object> target) {
                         if (message == Fail.INSTANCE) {
                             throw new IllegalStateException("injected failure");
                         }
@@ -74,7 +73,7 @@ class ConnectionFailureTest {
 
     @AfterEach
     void noMoreFailures() {
-        TcpConnection.wrapConnection = UnaryOperator.identity();
+        Connection.wrapConnection = UnaryOperator.identity();
     }
 
     @Test
@@ -87,7 +86,7 @@ class ConnectionFailureTest {
             c.connection().tell(new Register(handler.getRef()));
             client.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
             assertEquals("ping", handler.expectMessageClass(Received.class).data().utf8String());
-            c.connection().tell(Fail.INSTANCE);
+            c.connection().unsafeUpcast().tell(Fail.INSTANCE);
             assertEndsOnce(handler);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }
@@ -101,7 +100,7 @@ class ConnectionFailureTest {
         Bound bound = bind(owner);
         OpenFds.Snapshot sockets = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         try (Socket client = connect(bound)) {
-            owner.expectMessageClass(Connected.class).connection().tell(Fail.INSTANCE);
+            owner.expectMessageClass(Connected.class).connection().unsafeUpcast().tell(Fail.INSTANCE);
             assertEndsOnce(owner);
             assertEquals(-1, client.getInputStream().read(), "the server's side is closed");
         }

@@ -23,7 +23,7 @@ import java.util.function.IntSupplier;
 /**
  * A bind under the JDK backend: Pekko IO's listener behind this library's listener protocol. It binds through
  * Pekko's Tcp manager, tells the bind's handler {@link TcpProtocol.Bound} with itself as the listener, and makes a
- * {@link PekkoConnection} (its child) for each connection Pekko accepts. After an unbind it stays until its
+ * connection ({@link PekkoSocket}, its child) for each one Pekko accepts. After an unbind it stays until its
  * connections have closed, as they are its children.
  *
  * <p>Pekko's listener retries an accept that failed at once, logging each failure (out of file descriptors, a hot
@@ -74,7 +74,7 @@ final class PekkoListener extends AbstractActorWithTimers {
             return;
         }
         int backlog = tcp.backlogOr(bind.backlog());
-        // Pull mode, whatever the bind's, for its connections' reads (PekkoConnection); its accepts follow the
+        // Pull mode, whatever the bind's, for its connections' reads (PekkoSocket); its accepts follow the
         // bind's: asked for by the handler in pull mode, else after each connection.
         Tcp.get(getContext().getSystem()).manager().tell(TcpMessage.bind(getSelf(), bind.localAddress(), backlog,
                 PekkoOptions.of(tcp, bind.options().socketOptions()), true), getSelf());
@@ -111,8 +111,9 @@ final class PekkoListener extends AbstractActorWithTimers {
                 })
                 .match(Tcp.Connected.class, c -> {
                     accepted++;
-                    getContext().watch(getContext().actorOf(PekkoConnection.accepted(bind.handler(), getSender(), c,
-                            nextRing.getAsInt(), tcp, maxIoSize)));
+                    getContext().watch(Adapter.toClassic(Adapter.spawnAnonymous(getContext(),
+                            PekkoSocket.accepted(bind.handler(), getSender(), c, nextRing.getAsInt(), tcp,
+                                    maxIoSize))));
                     allowed--;
                     allowMore();
                 })

@@ -13,7 +13,7 @@ import java.util.function.IntSupplier;
 
 /**
  * The TCP manager under the JDK backend: a bind becomes a {@link PekkoListener} over Pekko IO's Tcp, a connect a
- * {@link PekkoConnection}; both speak this library's protocol to the handlers. Options a ring's socket would get
+ * connection over a {@link PekkoSocket}; both speak this library's protocol to the handlers. Options a ring's socket would get
  * from {@code uring.tcp} are given to Pekko's (backlog, TCP_NODELAY; the idle and register timeouts are kept by
  * the connections). One listening socket per bind: {@code uring.tcp.listener} and {@code accept} are for rings.
  */
@@ -34,8 +34,8 @@ public final class PekkoTcpManager {
                         return Behaviors.same();
                     })
                     .onMessage(Connect.class, c -> {
-                        children.tell(PekkoConnection.outgoing(c, nextRing.getAsInt(), defaults,
-                                settings.maxIoSize()), ActorRef.noSender());
+                        ctx.spawnAnonymous(PekkoSocket.outgoing(c, nextRing.getAsInt(), defaults,
+                                settings.maxIoSize()));
                         return Behaviors.same();
                     })
                     .build();
