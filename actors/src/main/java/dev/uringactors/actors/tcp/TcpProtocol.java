@@ -68,9 +68,9 @@ public final class TcpProtocol {
 
     /**
      * What a connection ({@link Connected#connection()}) takes: {@link Register}, {@link WriteCommand}s,
-     * {@link ReadControl}, {@link CloseCommand}s, and the connection's own messages, which are internal.
+     * {@link ReadControl}, {@link CloseCommand}s. (Its own messages are internal, and none of these.)
      */
-    public interface ConnectionCommand {
+    public sealed interface ConnectionCommand permits Register, WriteCommand, ReadControl, CloseCommand {
     }
 
     /** What the connection sends, in the order given: bytes ({@link Write}) or part of a file ({@link WriteFile}). */
