@@ -550,7 +550,10 @@ public final class Connection {
         }
     }
 
-    /** A close has begun: what is queued is sent first; no more writes are taken and more closes change nothing. */
+    /**
+     * A close has begun: what is queued is sent first; no more writes are taken, and only an abort changes the
+     * close (as in Pekko IO): a reset now, with what is still queued dropped.
+     */
     private abstract class AfterWrites extends Live {
         @Override
         Exception writesRefused() {
@@ -559,7 +562,7 @@ public final class Connection {
 
         @Override
         Behavior<Object> onClose(CloseCommand command) {
-            return this;
+            return command == CloseCommand.ABORT ? closing(Aborted.INSTANCE, true) : this;
         }
     }
 
