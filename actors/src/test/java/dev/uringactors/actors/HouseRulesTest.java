@@ -15,9 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The layout rules that reading the sources can check: the backend is chosen in one place, and the loop and the
- * issuer know nothing of files or sockets. Read from the library modules' main sources (this module's, and those of
- * {@code http} and {@code micrometer} beside it).
+ * The layout rules that reading the sources can check: the backend is chosen in one place, the loop and the
+ * issuer know nothing of files or sockets, and no class keeps a static field a test could set. Read from the
+ * library modules' main sources (this module's, and those of {@code ring}, {@code http} and {@code micrometer}
+ * beside it).
  */
 class HouseRulesTest {
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
@@ -31,6 +32,26 @@ class HouseRulesTest {
             "dev.uringactors.actors.internal.file.", "dev.uringactors.actors.internal.tcp.",
             "dev.uringactors.actors.TcpStats", "dev.uringactors.ring.Sockets", "dev.uringactors.ring.Pipe",
             "dev.uringactors.ring.Statx", "dev.uringactors.ring.OpenHow");
+
+    /** A static field that is not final: what a test hook would be (constants and loggers are final). */
+    private static final Pattern MUTABLE_STATIC = Pattern.compile(
+            "^\\s*(?:(?:public|protected|private|volatile|transient)\\s+)*static\\s+"
+                    + "(?:(?:volatile|transient)\\s+)*(?!final\\b)(?!class\\b|interface\\b|enum\\b|record\\b)"
+                    + "[\\w<>?,.\\[\\] ]+\\s+\\w+\\s*(?:=|;)", Pattern.MULTILINE);
+
+    @Test
+    void noLibraryClassKeepsAStaticFieldATestCouldSet() throws IOException {
+        List<String> found = new ArrayList<>();
+        for (String module : List.of("ring", "config", "actors", "http", "micrometer")) {
+            for (Path source : sources(ROOT.resolve(module).resolve("src/main/java"))) {
+                Matcher m = MUTABLE_STATIC.matcher(code(source));
+                while (m.find()) {
+                    found.add(ROOT.relativize(source) + ": " + m.group().strip());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "faults and interceptors come in through constructors, not static fields");
+    }
 
     @Test
     void onlyTheBackendChoiceNamesABackend() throws IOException {

@@ -2,7 +2,7 @@ package dev.uringactors.actors;
 
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.internal.backend.IoBackends;
-import dev.uringactors.actors.internal.loop.RingSupervisor;
+import dev.uringactors.actors.internal.loop.RingFaults;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -48,8 +48,7 @@ public final class TestRings {
     /** Reports a fault of ring {@code ring} that names the ring open there now; returns its generation. */
     public static int fault(ActorSystem<?> system, int ring, String message) throws Exception {
         int generation = generation(system, ring);
-        IoBackends.rings(system).supervisor(ring)
-                .tell(new RingSupervisor.Fault(new IllegalStateException(message), generation));
+        RingFaults.report(IoBackends.rings(system), ring, new IllegalStateException(message), generation);
         return generation;
     }
 

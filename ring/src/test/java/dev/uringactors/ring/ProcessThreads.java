@@ -32,6 +32,11 @@ public final class ProcessThreads {
         return count(comm -> comm.equals(WORKER + tid));
     }
 
+    /** The SQPOLL threads of every ring of the process ({@code iou-sqp-<pid>}). */
+    public static long sqPollThreads() {
+        return count(comm -> comm.startsWith("iou-sqp-"));
+    }
+
     /** The kernel's id of the calling thread. */
     public static long currentTid() {
         try {

@@ -90,15 +90,6 @@ public final class RingIssuer implements CompletionHandler {
         return generation.number();
     }
 
-    public int ringFd() {
-        return generation.ring().fd();
-    }
-
-    /** The ring fd this ring attached its SQPOLL thread to when it opened, or -1 (it created the thread). */
-    public int attachedTo() {
-        return generation.ring().options().attachWqFd();
-    }
-
     /** Whether requests can still be issued: false once the ring is shut down or stays closed after failures. */
     public boolean isOpen() {
         return closedBy == null;

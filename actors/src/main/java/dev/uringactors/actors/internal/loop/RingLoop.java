@@ -385,16 +385,6 @@ public final class RingLoop implements Executor {
         return index;
     }
 
-    /** For tests: the fd of the ring open now. */
-    int ringFd() {
-        return issuer.ringFd();
-    }
-
-    /** For tests: the ring fd this ring's SQPOLL thread was attached through, or -1. Read on any thread. */
-    int attachedTo() {
-        return issuer.attachedTo();
-    }
-
     /** The wait strategy of the ring open now; read it on the loop thread. */
     public WaitStrategy waitStrategy() {
         return waitStrategy;

@@ -22,8 +22,8 @@ public final class RingSupervisor {
     sealed interface Command {
     }
 
-    /** The ring open as {@code generation} failed. Also the tests' way to fail a ring. */
-    public record Fault(Throwable cause, int generation) implements Command {
+    /** The ring open as {@code generation} failed. */
+    record Fault(Throwable cause, int generation) implements Command {
     }
 
     private final ActorContext<Command> ctx;

@@ -112,7 +112,7 @@ public final class Rings {
     }
 
     /** Ring {@code i}'s supervisor. */
-    public ActorRef<RingSupervisor.Command> supervisor(int i) {
+    ActorRef<RingSupervisor.Command> supervisor(int i) {
         return supervisors.get(i);
     }
 

@@ -30,22 +30,28 @@ public final class RingTcpManager {
 
     /** The manager's behaviour over {@code rings}. */
     public static Behavior<ManagerCommand> create(Rings rings) {
+        return create(rings, TcpInterceptors.NONE);
+    }
+
+    /** The manager's behaviour over {@code rings}, its listeners and connections wrapped in {@code wrap}. */
+    public static Behavior<ManagerCommand> create(Rings rings, TcpInterceptors wrap) {
         UringSettings.Tcp tcp = rings.settings().tcp();
         return Behaviors.setup(ctx -> Behaviors.receive(ManagerCommand.class)
                 .onMessage(Bind.class, b -> {
-                    bind(ctx, rings, tcp, b);
+                    bind(ctx, rings, tcp, b, wrap);
                     return Behaviors.same();
                 })
                 .onMessage(Connect.class, c -> {
                     int ring = rings.nextRing();
-                    ctx.spawnAnonymous(RingSocket.connecting(rings.loop(ring), tcp, c), rings.dispatcher(ring));
+                    ctx.spawnAnonymous(wrap.connection().apply(RingSocket.connecting(rings.loop(ring), tcp, c)),
+                            rings.dispatcher(ring));
                     return Behaviors.same();
                 })
                 .build());
     }
 
     private static void bind(ActorContext<ManagerCommand> ctx, Rings rings, UringSettings.Tcp defaults,
-                             Bind b) {
+                             Bind b, TcpInterceptors wrap) {
         UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout).orElse(defaults);
         int backlog = tcp.backlogOr(b.backlog());
         boolean reusePort = tcp.listener() == UringSettings.ListenerMode.REUSE_PORT;
@@ -69,8 +75,7 @@ public final class RingTcpManager {
             return;
         }
         ActorRef<ListenerCommand> group = ctx.spawnAnonymous(
-                TcpListenerGroup.create(rings, tcp, fds, b.handler(), b.pullMode()));
+                TcpListenerGroup.create(rings, tcp, fds, b.handler(), b.pullMode(), wrap));
         b.handler().tell(new TcpProtocol.Bound(bound, group));
     }
-
 }

@@ -24,6 +24,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 import java.net.InetSocketAddress;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Accepts on one ring, on a listening socket its {@link TcpListenerGroup} owns: one multishot ACCEPT in flight,
@@ -74,6 +75,8 @@ public final class TcpListener {
     private final ActorRef<Event> handler;
     private final boolean pullMode;
     private final AcceptState state;
+    /** What each connection's behaviour is wrapped in as it is spawned. */
+    private final UnaryOperator<Behavior<Object>> wrapConnection;
     /** The connections' local address when the listener's is a specific one; null for a wildcard. */
     private final InetSocketAddress localAddress;
     private TcpOps.Accept accept;
@@ -90,7 +93,7 @@ public final class TcpListener {
 
     private TcpListener(ActorContext<ListenerCommand> ctx, TimerScheduler<ListenerCommand> timers, RingLoop loop,
                         ConnectionSpread spread, UringSettings.Tcp tcp, int listenFd, ActorRef<Event> handler,
-                        boolean pullMode, AcceptState state) {
+                        boolean pullMode, AcceptState state, UnaryOperator<Behavior<Object>> wrapConnection) {
         this.ctx = ctx;
         this.timers = timers;
         this.loop = loop;
@@ -100,6 +103,7 @@ public final class TcpListener {
         this.handler = handler;
         this.pullMode = pullMode;
         this.state = state;
+        this.wrapConnection = wrapConnection;
         InetSocketAddress bound = Sockets.localAddress(listenFd);
         this.localAddress = bound.getAddress().isAnyLocalAddress() ? null : bound;
         ActorRef<ListenerCommand> self = ctx.getSelf();
@@ -107,17 +111,18 @@ public final class TcpListener {
     }
 
     /**
-     * Accepts on {@code listenFd}, placing each connection on the ring {@code spread} chooses; {@code state} outlives
-     * each incarnation (create it once per ring).
+     * Accepts on {@code listenFd}, placing each connection on the ring {@code spread} chooses, its behaviour
+     * wrapped in {@code wrapConnection}; {@code state} outlives each incarnation (create it once per ring).
      */
     static Behavior<ListenerCommand> create(RingLoop loop, ConnectionSpread spread, UringSettings.Tcp tcp,
                                             int listenFd, ActorRef<Event> handler, boolean pullMode,
-                                            AcceptState state) {
+                                            AcceptState state, UnaryOperator<Behavior<Object>> wrapConnection) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             if (state.starts++ > 0) {
                 state.restarts.increment();
             }
-            TcpListener l = new TcpListener(ctx, timers, loop, spread, tcp, listenFd, handler, pullMode, state);
+            TcpListener l = new TcpListener(ctx, timers, loop, spread, tcp, listenFd, handler, pullMode, state,
+                    wrapConnection);
             // Children survive a restart: watch them again, or their ends would not be seen.
             ctx.getChildren().forEach(ctx::watch);
             if (!loop.issuer().isOpen()) {
@@ -221,8 +226,9 @@ public final class TcpListener {
         state.accepted.increment();
         ConnectionSpread.Placement placement = spread.place(loop.index());
         int ring = placement.ring();
-        ActorRef<?> connection = ctx.spawnAnonymous(RingSocket.accepted(spread.rings().loop(ring), tcp, fd,
-                handler, remote, local, ctx.getSelf(), placement::release), spread.rings().dispatcher(ring));
+        ActorRef<?> connection = ctx.spawnAnonymous(wrapConnection.apply(RingSocket.accepted(
+                spread.rings().loop(ring), tcp, fd, handler, remote, local, ctx.getSelf(), placement::release)),
+                spread.rings().dispatcher(ring));
         ctx.watch(connection);
         state.placed.put(connection, placement);
         return true;

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 
 /**
  * One bind, and what its handler sees as the listener: it owns the listening socket(s) and supervises one
@@ -47,12 +46,6 @@ public final class TcpListenerGroup {
 
     /** How long a ring's listener may take to cancel its accept. */
     private static final Duration UNBIND_TIMEOUT = Duration.ofSeconds(10);
-
-    /**
-     * Tests only: wraps each ring's listener behavior, inside its supervision, so that a test can make it fail as
-     * an unexpected accept error would. Nothing else sets it.
-     */
-    static volatile UnaryOperator<Behavior<ListenerCommand>> wrapListener = UnaryOperator.identity();
 
     private final ActorContext<ListenerCommand> ctx;
     private final Rings rings;
@@ -83,11 +76,11 @@ public final class TcpListenerGroup {
     }
 
     /**
-     * A bind on {@code fds}: one socket all rings accept on, or one per ring (SO_REUSEPORT). The group closes
-     * them, whatever happens.
+     * A bind on {@code fds}: one socket all rings accept on, or one per ring (SO_REUSEPORT), its listeners and
+     * connections wrapped in {@code wrap}. The group closes the sockets, whatever happens.
      */
     static Behavior<ListenerCommand> create(Rings rings, UringSettings.Tcp tcp, List<Integer> fds,
-                                            ActorRef<Event> handler, boolean pullMode) {
+                                            ActorRef<Event> handler, boolean pullMode, TcpInterceptors wrap) {
         return Behaviors.setup(ctx -> {
             TcpListenerGroup group = new TcpListenerGroup(ctx, rings, handler, fds);
             Duration minBackoff = tcp.acceptBackoff();
@@ -102,8 +95,9 @@ public final class TcpListenerGroup {
                 group.ringEnds.add(ended);
                 AcceptState state = new AcceptState(tcp.accept() == UringSettings.AcceptMode.MULTISHOT);
                 int socket = fds.size() == 1 ? 0 : i;
-                Behavior<ListenerCommand> listener = Behaviors.supervise(wrapListener.apply(TcpListener.create(
-                                rings.loop(i), spread, tcp, fds.get(socket), handler, pullMode, state)))
+                Behavior<ListenerCommand> listener = Behaviors.supervise(wrap.listener().apply(TcpListener.create(
+                                rings.loop(i), spread, tcp, fds.get(socket), handler, pullMode, state,
+                                wrap.connection())))
                         .onFailure(TcpListener.AcceptFailedException.class, SupervisorStrategy
                                 .restartWithBackoff(minBackoff, minBackoff.multipliedBy(30), 0.2)
                                 .withStopChildren(false));

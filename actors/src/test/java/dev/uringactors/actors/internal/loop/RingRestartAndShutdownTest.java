@@ -66,6 +66,7 @@ class RingRestartAndShutdownTest {
         probe.expectNoMessage(Duration.ofMillis(50));
         return probe;
     }
+
     @Test
     void aStaleFaultQueuedBeforeARestartDoesNotRestartTheNewRing() throws Exception {
         ActorTestKit strict = TestRings.kit("uring { rings = 1, supervision { max-restarts = 1, within = 1m } }");
@@ -73,9 +74,9 @@ class RingRestartAndShutdownTest {
             UringExtension u = UringExtension.get(strict.system());
             int first = generation(strict.system(), 0);
             // A loop that fails reports every turn until the supervisor hears of it: two reports about one ring.
-            ActorRef<RingSupervisor.Command> supervisor = IoBackends.rings(strict.system()).supervisor(0);
-            supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 1"), first));
-            supervisor.tell(new RingSupervisor.Fault(new IllegalStateException("turn 2"), first));
+            Rings rings = IoBackends.rings(strict.system());
+            RingFaults.report(rings, 0, new IllegalStateException("turn 1"), first);
+            RingFaults.report(rings, 0, new IllegalStateException("turn 2"), first);
             TestProbe<StatusReply<Done>> nop = strict.createTestProbe();
             UringFiles.get(strict.system()).ring(0).tell(new RingProtocol.Nop(nop.getRef()));
             assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess(),

@@ -1,17 +1,17 @@
 package dev.uringactors.actors.internal.tcp;
 
 import com.typesafe.config.ConfigFactory;
-import dev.uringactors.actors.internal.tcp.conn.Connection;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
 import dev.uringactors.actors.tcp.TcpProtocol.Bound;
 import dev.uringactors.actors.tcp.TcpProtocol.Connected;
 import dev.uringactors.actors.tcp.TcpProtocol.ErrorClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
+import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.Received;
 import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
-import dev.uringactors.actors.tcp.UringTcp;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
@@ -19,12 +19,12 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.BehaviorInterceptor;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,8 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A connection whose actor fails (throws) tells its handler one {@link ErrorClosed}, as Pekko IO's does, and
- * closes its socket. The failure comes through the test seam {@link Connection#wrapConnection}: an interceptor
- * that throws on a message only it knows.
+ * closes its socket. The failure comes from an interceptor that throws on a message only it knows, wrapped around
+ * each connection by a manager of the test's own ({@link TcpInterceptors}).
  */
 @ExtendWith({RequiresIoUring.class, TestKitJUnit5Extension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,9 +56,16 @@ class ConnectionFailureTest {
     ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(ConfigFactory.parseString(
             "uring { rings = 1, tcp.idle-timeout = infinite }")).build();
 
-    @BeforeEach
-    void failOnFail() {
-        Connection.wrapConnection = connection -> Behaviors.intercept(
+    private ActorRef<ManagerCommand> manager;
+
+    @BeforeAll
+    void spawnAFailingManager() {
+        manager = testKit.spawn(RingTcpManager.create(IoBackends.rings(testKit.system()),
+                new TcpInterceptors(UnaryOperator.identity(), ConnectionFailureTest::failingOnFail)));
+    }
+
+    private static Behavior<Object> failingOnFail(Behavior<Object> connection) {
+        return Behaviors.intercept(
                 () -> new BehaviorInterceptor<Object, Object>(Object.class) {
                     @Override
                     public Behavior<Object> aroundReceive(TypedActorContext<Object> ctx, Object message,
@@ -69,11 +76,6 @@ class ConnectionFailureTest {
                         return target.apply(ctx, message);
                     }
                 }, connection);
-    }
-
-    @AfterEach
-    void noMoreFailures() {
-        Connection.wrapConnection = UnaryOperator.identity();
     }
 
     @Test
@@ -115,7 +117,7 @@ class ConnectionFailureTest {
     }
 
     private Bound bind(TestProbe<Event> handler) {
-        UringTcp.get(testKit.system()).manager().tell(new Bind(handler.getRef(), LOOPBACK));
+        manager.tell(new Bind(handler.getRef(), LOOPBACK));
         return handler.expectMessageClass(Bound.class);
     }
 

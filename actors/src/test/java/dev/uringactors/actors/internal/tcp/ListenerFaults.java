@@ -15,19 +15,19 @@ import java.util.function.UnaryOperator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Makes the listeners of the binds made while it is installed fail as an unexpected accept error would, through
- * the test seam {@link TcpListenerGroup#wrapListener}: each listener is wrapped, inside its supervision, in an
- * interceptor that remembers it and throws on {@link #failAll}.
+ * Makes the listeners of a manager's binds fail as an unexpected accept error would: a manager spawned with
+ * {@link #interceptors()} wraps each listener, inside its supervision, in an interceptor that remembers it and
+ * throws on {@link #failAll}.
  */
-final class ListenerFaults implements AutoCloseable {
+final class ListenerFaults {
     /** The message only the interceptor knows: it fails the listener that gets it. */
     private enum Fail implements ListenerCommand { INSTANCE }
 
     private final Set<ActorRef<ListenerCommand>> listeners = ConcurrentHashMap.newKeySet();
 
-    /** Wraps the listeners of later binds, until closed. */
-    ListenerFaults() {
-        TcpListenerGroup.wrapListener = this::wrap;
+    /** What a manager is spawned with to wrap its listeners so. */
+    TcpInterceptors interceptors() {
+        return new TcpInterceptors(this::wrap, UnaryOperator.identity());
     }
 
     private Behavior<ListenerCommand> wrap(Behavior<ListenerCommand> listener) {
@@ -60,10 +60,5 @@ final class ListenerFaults implements AutoCloseable {
         }
         assertEquals(count, listeners.size(), "listeners started");
         listeners.forEach(l -> l.tell(Fail.INSTANCE));
-    }
-
-    @Override
-    public void close() {
-        TcpListenerGroup.wrapListener = UnaryOperator.identity();
     }
 }

@@ -3,10 +3,19 @@ package dev.uringactors.actors.internal.tcp;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.stream.UringTcp;
+import dev.uringactors.actors.tcp.TcpProtocol.Bind;
+import dev.uringactors.actors.tcp.TcpProtocol.Bound;
+import dev.uringactors.actors.tcp.TcpProtocol.Connected;
+import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpProtocol.ListenerCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.ManagerCommand;
+import dev.uringactors.actors.tcp.TcpProtocol.Register;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
+import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.BehaviorInterceptor;
@@ -22,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -30,9 +40,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,7 +63,10 @@ class ListenerSpreadTest {
     /** The ring of each accepted connection, by the client's port. */
     private final Map<Integer, Integer> ringOfClient = new ConcurrentHashMap<>();
     private final List<Socket> clients = new ArrayList<>();
-    private UringTcp.ServerBinding binding;
+    /** Where the bind listens. */
+    private InetSocketAddress address;
+    /** Unbinds a streams bind. */
+    private Supplier<CompletionStage<?>> unbind;
     private OpenFds.Snapshot socketsBeforeBind;
 
     @AfterEach
@@ -119,7 +134,7 @@ class ListenerSpreadTest {
         for (Socket c : clients) {
             c.close();
         }
-        TestRings.get(binding.unbind());
+        TestRings.get(unbind.get());
         socketsBeforeBind.assertNoneNew("sockets left open");
     }
 
@@ -131,12 +146,15 @@ class ListenerSpreadTest {
     void aRingThatHasJustClosedIsDealtNothingBeforeItsListenerHeardOfIt() throws Exception {
         CountDownLatch told = new CountDownLatch(1);
         Set<ActorRef<ListenerCommand>> held = ConcurrentHashMap.newKeySet();
-        TcpListenerGroup.wrapListener = listener -> holdingRingClosed(listener, told, held);
-        try {
-            bind("shared, supervision { max-restarts = 0, within = 1m }");
-        } finally {
-            TcpListenerGroup.wrapListener = UnaryOperator.identity();
-        }
+        kit = TestRings.kit("uring { rings = " + RINGS + ", tcp.listener = shared, "
+                + "supervision { max-restarts = 0, within = 1m } }");
+        socketsBeforeBind = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
+        TestProbe<Event> bindEvents = kit.createTestProbe(Event.class);
+        ActorRef<ManagerCommand> manager = kit.spawn(RingTcpManager.create(IoBackends.rings(kit.system()),
+                new TcpInterceptors(listener -> holdingRingClosed(listener, told, held), UnaryOperator.identity())));
+        manager.tell(new Bind(kit.spawn(notingRings(bindEvents.getRef())), TcpProtocolTest.LOOPBACK));
+        Bound bound = bindEvents.expectMessageClass(Bound.class);
+        address = bound.localAddress();
         TestRings.fault(kit.system(), 0, "injected");
         // Its listener hears of the end with RingClosed (held back here), or, when the fault restarted it first,
         // finds the ring closed as it starts again: either way, no new connection may go to ring 0 from now on.
@@ -153,8 +171,28 @@ class ListenerSpreadTest {
         for (Socket c : clients) {
             c.close();
         }
-        TestRings.get(binding.unbind());
+        bound.listener().tell(new Unbind(bindEvents.getRef()));
+        bindEvents.expectMessage(Unbound.INSTANCE);
         socketsBeforeBind.assertNoneNew("sockets left open");
+    }
+
+    /** A bind's handler that notes each connection's ring, handles it itself, and passes the bind's events on. */
+    private Behavior<Event> notingRings(ActorRef<Event> bindEvents) {
+        return Behaviors.setup(ctx -> Behaviors.receive(Event.class)
+                .onMessage(Connected.class, c -> {
+                    ringOfClient.put(c.remoteAddress().getPort(), c.ring());
+                    c.connection().tell(new Register(ctx.getSelf()));
+                    return Behaviors.same();
+                })
+                .onMessage(Bound.class, b -> {
+                    bindEvents.tell(b);
+                    return Behaviors.same();
+                })
+                .onMessage(Unbound.class, u -> {
+                    bindEvents.tell(u);
+                    return Behaviors.same();
+                })
+                .build());
     }
 
     /**
@@ -196,13 +234,15 @@ class ListenerSpreadTest {
         kit = TestRings.kit("uring { rings = " + RINGS + ", tcp.listener = " + listener + " }");
         Materializer mat = Materializer.matFromSystem(kit.system());
         socketsBeforeBind = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
-        binding = TestRings.get(UringTcp.get(kit.system())
+        UringTcp.ServerBinding binding = TestRings.get(UringTcp.get(kit.system())
                 .bind(InetAddress.getLoopbackAddress().getHostAddress(), 0)
                 .to(Sink.foreach(c -> {
                     ringOfClient.put(c.remoteAddress().getPort(), c.ring());
                     c.handleWith(Flow.<ByteString>create(), mat);
                 }))
                 .run(mat));
+        address = binding.localAddress();
+        unbind = binding::unbind;
     }
 
     private void awaitAccepted(int count) {
@@ -214,7 +254,7 @@ class ListenerSpreadTest {
     }
 
     private Socket connect() throws IOException {
-        Socket s = new Socket(binding.localAddress().getAddress(), binding.localAddress().getPort());
+        Socket s = new Socket(address.getAddress(), address.getPort());
         s.setSoTimeout(10_000);
         return s;
     }

@@ -1,6 +1,7 @@
 package dev.uringactors.actors.internal.tcp;
 
 import dev.uringactors.actors.TestRings;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.tcp.ListenerStats;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpProtocol.Bind;
@@ -13,7 +14,6 @@ import dev.uringactors.actors.tcp.TcpProtocol.Register;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbind;
 import dev.uringactors.actors.tcp.TcpProtocol.Unbound;
 import dev.uringactors.actors.tcp.TcpProtocol.Write;
-import dev.uringactors.actors.tcp.UringTcp;
 import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -61,12 +61,10 @@ class ListenerSupervisionTest {
                 + ", accept-backoff = 200ms } }");
         OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
-        Bound bound;
-        try (ListenerFaults faults = new ListenerFaults()) {
-            UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
-            bound = handler.expectMessageClass(Bound.class);
-            serveAcrossAFailure(handler, bound, faults);
-        }
+        ListenerFaults faults = new ListenerFaults();
+        managerWith(faults).tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
+        Bound bound = handler.expectMessageClass(Bound.class);
+        serveAcrossAFailure(handler, bound, faults);
         bound.listener().tell(new Unbind(handler.getRef()));
         handler.fishForMessage(Duration.ofSeconds(10), e -> e == Unbound.INSTANCE
                 ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
@@ -75,7 +73,6 @@ class ListenerSupervisionTest {
     }
 
     private void serveAcrossAFailure(TestProbe<Event> handler, Bound bound, ListenerFaults faults) throws Exception {
-
         List<Socket> clients = new ArrayList<>();
         try {
             clients.add(connect(bound));
@@ -125,8 +122,9 @@ class ListenerSupervisionTest {
         OpenFds.Snapshot socketsBefore = OpenFds.snapshot(OpenFds.Kind.SOCKETS);
         TestProbe<Event> handler = kit.createTestProbe(Event.class);
         List<Socket> clients = new ArrayList<>();
-        try (ListenerFaults faults = new ListenerFaults()) {
-            UringTcp.get(kit.system()).manager().tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
+        ListenerFaults faults = new ListenerFaults();
+        try {
+            managerWith(faults).tell(new Bind(handler.getRef(), TcpProtocolTest.LOOPBACK));
             Bound bound = handler.expectMessageClass(Bound.class);
             List<Integer> rings = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
@@ -166,6 +164,11 @@ class ListenerSupervisionTest {
             }
         }
         socketsBefore.assertNoneNew("the listening socket and every connection are closed");
+    }
+
+    /** A TCP manager of the test's own, whose listeners {@code faults} can fail. */
+    private ActorRef<TcpProtocol.ManagerCommand> managerWith(ListenerFaults faults) {
+        return kit.spawn(RingTcpManager.create(IoBackends.rings(kit.system()), faults.interceptors()));
     }
 
     /** Writes back what its connection receives. */

@@ -33,7 +33,6 @@ import java.net.InetSocketAddress;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * One TCP connection's protocol, written once for both backends: Register, reading and its suspension
@@ -63,12 +62,6 @@ public final class Connection {
     /** A register time-out: only the one started last, and not stopped since, counts (one may fire as it stops). */
     private static final class RegisterTimeout {
     }
-
-    /**
-     * Tests only: wraps each connection's behavior as it is announced, so that a test can make the actor fail.
-     * Nothing else sets it.
-     */
-    public static volatile UnaryOperator<Behavior<Object>> wrapConnection = UnaryOperator.identity();
 
     private final ActorContext<Object> ctx;
     /** Null unless an idle timeout is configured (a timer scheduler per connection costs). */
@@ -179,7 +172,7 @@ public final class Connection {
         owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress,
                 ctx.getSelf().<ConnectionCommand>narrow(), socket.ring()));
         announced = true;
-        return wrapConnection.apply(new AwaitingRegistration());
+        return new AwaitingRegistration();
     }
 
     private ActorRef<Event> handler() {
@@ -441,9 +434,17 @@ public final class Connection {
         Behavior<Object> onHandlerStopped() {
             return closing(Closed.INSTANCE, false); // nobody reads or writes it any more
         }
+    }
 
-        /** A close asked for while the connection takes writes. */
-        final Behavior<Object> close(CloseCommand command) {
+    /** The phases before a close begins: writes are taken, and a close begins one. */
+    private abstract class TakingWrites extends Live {
+        @Override
+        Exception writesRefused() {
+            return null;
+        }
+
+        @Override
+        Behavior<Object> onClose(CloseCommand command) {
             if (command == CloseCommand.ABORT) {
                 return closing(Aborted.INSTANCE, true); // a reset; what is queued is dropped, as asked
             } else if (command == CloseCommand.CLOSE || reading.isEnded()) {
@@ -455,20 +456,10 @@ public final class Connection {
     }
 
     /** Connected and announced; no handler yet, so nothing is read. Writes are taken. */
-    private final class AwaitingRegistration extends Live {
+    private final class AwaitingRegistration extends TakingWrites {
         @Override
         ReadSide.Wanted readingWanted() {
             return ReadSide.Wanted.NONE;
-        }
-
-        @Override
-        Exception writesRefused() {
-            return null;
-        }
-
-        @Override
-        Behavior<Object> onClose(CloseCommand command) {
-            return close(command);
         }
 
         @Override
@@ -501,20 +492,10 @@ public final class Connection {
     }
 
     /** Reading (unless suspended) and writing. */
-    private final class Open extends Live {
+    private final class Open extends TakingWrites {
         @Override
         ReadSide.Wanted readingWanted() {
             return ReadSide.Wanted.UNLESS_SUSPENDED;
-        }
-
-        @Override
-        Exception writesRefused() {
-            return null;
-        }
-
-        @Override
-        Behavior<Object> onClose(CloseCommand command) {
-            return close(command);
         }
 
         @Override
@@ -528,20 +509,10 @@ public final class Connection {
     }
 
     /** The peer shut down its side; the handler asked to keep ours open for writing. */
-    private final class HalfOpen extends Live {
+    private final class HalfOpen extends TakingWrites {
         @Override
         ReadSide.Wanted readingWanted() {
             return ReadSide.Wanted.NONE;
-        }
-
-        @Override
-        Exception writesRefused() {
-            return null;
-        }
-
-        @Override
-        Behavior<Object> onClose(CloseCommand command) {
-            return close(command);
         }
 
         @Override
