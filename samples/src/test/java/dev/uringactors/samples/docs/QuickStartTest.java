@@ -168,7 +168,7 @@ class QuickStartTest {
         for (String module : MODULES) {
             String artifact = "uring-" + module;
             Path jar = DocsTest.ROOT.resolve(module).resolve("target").resolve(artifact + "-" + version + ".jar");
-            assertTrue(Files.isRegularFile(jar), jar + " is missing: build the library modules first (mvn verify does)");
+            assertTrue(Files.isRegularFile(jar), jar + " is missing: build the libraries first (mvn verify does)");
             place(DocsTest.ROOT.resolve(module).resolve("pom.xml"), repository, artifact, version, "pom");
             place(jar, repository, artifact, version, "jar");
         }
