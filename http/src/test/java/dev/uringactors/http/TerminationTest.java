@@ -97,6 +97,27 @@ class TerminationTest {
             assertEquals(new Ending("", "reset"), rings);
         }
     }
+    /**
+     * A binding not added to CoordinatedShutdown: the system's end (as a SIGTERM's) waits for no request, and the
+     * connection of one in flight ends unanswered.
+     */
+    @Test
+    void withoutTheBindingInCoordinatedShutdownTheSystemsEndLeavesARequestInFlightUnanswered() throws Exception {
+        ActorTestKit own = ActorTestKit.create();
+        try {
+            ServerBinding binding = bind(UringHttp.get(own.system()).newServerAt("127.0.0.1", 0));
+            try (Socket s = connect(binding.localAddress().getPort())) {
+                send(s, "/slow");
+                CompletableFuture<String> inFlight = slow.poll(10, TimeUnit.SECONDS);
+                own.system().terminate();
+                own.system().getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                inFlight.complete("too late");
+                assertEquals("", ending(s).received(), "nothing answered");
+            }
+        } finally {
+            own.shutdownTestKit();
+        }
+    }
 
     /** What a client read after its request, and how its connection ended: "reset" or "end of stream". */
     private record Ending(String received, String end) {
@@ -108,18 +129,24 @@ class TerminationTest {
             send(s, "/slow");
             CompletableFuture<String> neverInTime = slow.poll(10, TimeUnit.SECONDS);
             binding.terminate(Duration.ofMillis(300)).toCompletableFuture().get(10, TimeUnit.SECONDS);
-            ByteArrayOutputStream received = new ByteArrayOutputStream();
-            String end;
-            try {
-                s.getInputStream().transferTo(received);
-                end = "end of stream";
-            } catch (SocketException e) {
-                assertTrue(String.valueOf(e.getMessage()).contains("reset"), e.toString());
-                end = "reset";
-            }
+            Ending ending = ending(s);
             neverInTime.complete("too late");
-            return new Ending(received.toString(StandardCharsets.US_ASCII), end);
+            return ending;
         }
+    }
+
+    /** Reads what {@code s} still receives, to its end. */
+    private static Ending ending(Socket s) throws IOException {
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        String end;
+        try {
+            s.getInputStream().transferTo(received);
+            end = "end of stream";
+        } catch (SocketException e) {
+            assertTrue(String.valueOf(e.getMessage()).contains("reset"), e.toString());
+            end = "reset";
+        }
+        return new Ending(received.toString(StandardCharsets.US_ASCII), end);
     }
 
     private ServerBinding bind() throws Exception {

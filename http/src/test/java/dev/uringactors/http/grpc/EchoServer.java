@@ -40,7 +40,7 @@ final class EchoServer {
          * pekko-grpc's handler of {@code service}; on the rings with the streams it runs for each call on the ring
          * of the call's connection, as the README advises.
          */
-        Function<HttpRequest, CompletionStage<HttpResponse>> handler(TestEchoService service,
+        Function<HttpRequest, CompletionStage<HttpResponse>> handler(EchoService service,
                                                                      ClassicActorSystemProvider system) {
             return switch (this) {
                 case PEKKO_HTTP -> EchoServiceHandlerFactory.create(service, system);

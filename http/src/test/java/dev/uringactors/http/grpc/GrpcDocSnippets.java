@@ -13,7 +13,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The gRPC snippets of docs/guide/pekko-http.md, each between a {@code // snippet:NAME} line and the next
- * {@code // end} line (samples' {@code DocSnippetsTest} compares them). Compiled, not run.
+ * {@code // end} line (samples' {@code DocsTest} compares them). Compiled, not run; GrpcThreadsTest runs its own.
  */
 @SuppressWarnings("unused")
 final class GrpcDocSnippets {

@@ -45,7 +45,8 @@ import static org.apache.pekko.http.javadsl.server.Directives.path;
 
 /**
  * The Java snippets of README.md and docs/guide: each between a {@code // snippet:NAME} line and the next
- * {@code // end} line. {@code DocSnippetsTest} fails when the docs' copy differs. Compiled, not run.
+ * {@code // end} line. {@link DocsTest} fails when the docs' copy differs. Compiled; one is run, by
+ * {@link OneBlockingRouteTest}.
  */
 @SuppressWarnings({"unused", "UnusedAssignment"})
 final class DocSnippets {
@@ -132,22 +133,20 @@ final class DocSnippets {
         // end
     }
 
-    static Route oneBlockingRoute(ActorSystem<?> system, Route otherRoutes) {
+    static Route oneBlockingRoute(ActorSystem<?> system, Reports reports, Route otherRoutes) {
         // snippet:one-blocking-route
         Executor blocking = system.dispatchers().lookup(DispatcherSelector.fromConfig("blocking-routes"));
         Route report = path("report", () -> completeWithFuture(
-            CompletableFuture.supplyAsync(Reports::slowJdbcQuery, blocking)   // blocks a blocking-routes thread
+            CompletableFuture.supplyAsync(reports::slowJdbcQuery, blocking)   // blocks a blocking-routes thread
                 .thenApply(text -> HttpResponse.create().withEntity(text))));  // and the ring answers
         Route route = concat(report, otherRoutes);                            // the other routes stay on the ring
         // end
         return route;
     }
 
-    /** Stands for a call that blocks. */
-    static final class Reports {
-        static String slowJdbcQuery() {
-            return "";
-        }
+    /** Stands for a call that blocks ({@link OneBlockingRouteTest} runs the snippet with one). */
+    interface Reports {
+        String slowJdbcQuery();
     }
 
 }

@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Keeps README.md and docs/ true to the code: every Java snippet is a copy of a marked region of a source file
- * the build compiles, every setting a HOCON snippet or the prose names exists in a reference.conf, and every
- * relative link and anchor resolves.
+ * the build compiles (a module's, or an example's, which {@link QuickStartTest} builds), every setting a HOCON
+ * snippet or the prose names exists in a reference.conf, and every relative link and anchor resolves.
  */
 class DocsTest {
     /** The repository: the first directory up from here that holds README.md and docs/. */
@@ -115,7 +115,8 @@ class DocsTest {
         List<Path> sources;
         try (Stream<Path> all = Files.walk(ROOT)) {
             sources = all.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> ROOT.relativize(p).toString().matches("[a-z]+/src/(main|test)/java/.*"))
+                    .filter(p -> ROOT.relativize(p).toString()
+                            .matches("([a-z]+|examples/[a-z0-9-]+)/src/(main|test)/java/.*"))
                     .sorted().toList();
         }
         for (Path source : sources) {
