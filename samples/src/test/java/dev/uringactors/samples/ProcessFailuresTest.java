@@ -120,6 +120,27 @@ class ProcessFailuresTest {
         assertEquals(1, p.exitValue());
     }
 
+    /** The stuck-task warning names the setting and the application's own frame, where the blocking call is. */
+    @Test
+    void theStuckTaskWarningNamesTheHandlersFrameAndTheSetting() throws Exception {
+        Process p = java(StuckHandlerMain.class.getName(), List.of("-During.rings=1", "-During.shutdown-timeout=1s",
+                "-During.dispatcher.stuck-task-warning=200ms"), "http", "--port", "0");
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            StringBuilder seen = new StringBuilder();
+            String warning = null;
+            for (String line; warning == null && (line = lines.readLine()) != null; ) {
+                seen.append(line).append('\n');
+                warning = line.contains("one task has run for more than") ? line : null;
+            }
+            assertTrue(warning != null, "a warning, in: " + seen);
+            assertTrue(warning.contains("(uring.dispatcher.stuck-task-warning)"), warning);
+            assertTrue(warning.contains("dev.uringactors.samples.StuckHandlerMain.lambda$main"), warning);
+        } finally {
+            p.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void probeExitsOneWhenIoUringIsDisabled() throws Exception {
         Process available = java(Main.class.getName(), List.of("-Dx=1"), "probe");

@@ -16,6 +16,10 @@ import java.util.List;
  */
 final class StuckTaskWatchdog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StuckTaskWatchdog.class);
+    /** Where the frames of a stuck task's stack come from that are not the application's. */
+    private static final List<String> NOT_THE_APPLICATIONS = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.",
+            "scala.", "org.apache.pekko.", "com.typesafe.", "dev.uringactors.ring.", "dev.uringactors.config.",
+            "dev.uringactors.actors.", "dev.uringactors.http.");
 
     private final List<RingLoop> loops;
     private final long thresholdNanos;
@@ -64,9 +68,11 @@ final class StuckTaskWatchdog implements AutoCloseable {
             } else if (now - lastChange[i] >= thresholdNanos && reported[i] != count) {
                 reported[i] = count; // once per incident
                 loop.countStuckTask();
-                log.warn("ring {}: one task has run for more than {} on the ring thread ({}), holding up every "
-                        + "actor and request on that ring; the thread is at:{}", loop.index(), threshold,
-                        describe(task), stack(loop.thread()));
+                StackTraceElement[] frames = loop.thread().getStackTrace();
+                log.warn("ring {}: one task has run for more than {} (uring.dispatcher.stuck-task-warning) on the "
+                        + "ring thread ({}){}, holding up every actor and request on that ring; a call that blocks "
+                        + "belongs on a dispatcher of its own. The thread is at:{}", loop.index(), threshold,
+                        describe(task), firstOwnFrame(frames), stack(frames));
             }
         }
     }
@@ -76,9 +82,20 @@ final class StuckTaskWatchdog implements AutoCloseable {
                 ? "actor " + mailbox.actor().self().path() : "task " + task;
     }
 
-    private static String stack(Thread thread) {
+    /** The top frame of the application's own code (not the JDK's, Scala's, Pekko's or this library's), if any. */
+    private static String firstOwnFrame(StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
+            String type = frame.getClassName();
+            if (NOT_THE_APPLICATIONS.stream().noneMatch(type::startsWith)) {
+                return ", in " + frame;
+            }
+        }
+        return "";
+    }
+
+    private static String stack(StackTraceElement[] frames) {
         StringBuilder b = new StringBuilder();
-        for (StackTraceElement frame : thread.getStackTrace()) {
+        for (StackTraceElement frame : frames) {
             b.append("\n\tat ").append(frame);
         }
         return b.toString();
