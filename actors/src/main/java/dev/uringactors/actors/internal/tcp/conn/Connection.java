@@ -78,8 +78,6 @@ public final class Connection {
     private long lastActivity = System.nanoTime();
     private RegisterTimeout registerTimeout;
     private Cancellable registerTimer;
-    /** Handed out (Connected told): its handler is owed one event that ends it. */
-    private boolean announced;
     /** The event the connection ends with, decided as its close begins; null before. */
     private ConnectionClosed endEvent;
     /** That event was told. */
@@ -171,7 +169,6 @@ public final class Connection {
         startRegisterTimeout();
         owner.tell(new TcpProtocol.Connected(remoteAddress, localAddress,
                 ctx.getSelf().<ConnectionCommand>narrow(), socket.ring()));
-        announced = true;
         return new AwaitingRegistration();
     }
 
@@ -191,9 +188,12 @@ public final class Connection {
         }
     }
 
-    /** Tells the handler (the owner before one registered) how the connection ended, once. */
+    /**
+     * Tells the handler (the owner before one registered) how the connection ended, once. Only the phases after
+     * the announcement call it: the handler is owed that event from then on.
+     */
     private void tellEnd(ConnectionClosed event) {
-        if (announced && !endTold) {
+        if (!endTold) {
             endTold = true;
             handler().tell(event);
         }
