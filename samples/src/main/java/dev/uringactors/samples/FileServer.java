@@ -33,7 +33,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -54,6 +53,7 @@ import java.util.concurrent.Executor;
  */
 final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
+    private static final byte[] NONE = new byte[0];
     private static final Set<StandardOpenOption> READ = Set.of(StandardOpenOption.READ);
     /** Files being sent on one connection at most: a pipelining client cannot make it hold more open. */
     private static final int MAX_FILES_IN_FLIGHT = 2 * AckedWriter.FILES_PER_ACK;
@@ -117,7 +117,7 @@ final class FileServer {
         private final Executor blocking;
         private final AckedWriter writer;
         private final ArrayDeque<HttpRequestParser.Request> pending = new ArrayDeque<>();
-        private final HttpDate date = new HttpDate();
+        private final HttpResponses responses = new HttpResponses();
 
         /** The request in progress, the file it names, and what it waits for (null: nothing). */
         private HttpRequestParser.Request current;
@@ -213,7 +213,7 @@ final class FileServer {
                 return;
             }
             if (!current.method().equals("GET") && !current.method().equals("HEAD")) {
-                respond(HttpServer.response(405, HttpServer.reason(405), new byte[0], ALLOW + connectionHeader()));
+                respond(responses.text(405, NONE, ALLOW + connectionHeader()));
                 return;
             }
             try {
@@ -298,7 +298,7 @@ final class FileServer {
             if (stat.isDirectory()) {
                 if (!path.directorySyntax()) { // relative links in its page must resolve inside it
                     releaseFile();
-                    respond(HttpServer.response(301, HttpServer.reason(301), new byte[0], "Location: "
+                    respond(responses.text(301, NONE, "Location: "
                             + RequestPath.pathOf(current.target()) + "/\r\n" + connectionHeader()));
                     return;
                 }
@@ -328,7 +328,7 @@ final class FileServer {
                     ? ByteRange.parse(current.header("range"), stat.size()) : ByteRange.WHOLE;
             if (range instanceof ByteRange.Unsatisfiable) {
                 releaseFile();
-                respond(HttpServer.response(416, HttpServer.reason(416), new byte[0], "Content-Range: bytes */"
+                respond(responses.text(416, NONE, "Content-Range: bytes */"
                         + stat.size() + "\r\n" + connectionHeader()));
                 return;
             }
@@ -390,13 +390,7 @@ final class FileServer {
 
         /** A response head; {@code contentLength} -1 for none (304). */
         private ByteString head(int status, String headers, long contentLength) {
-            StringBuilder head = new StringBuilder(256).append("HTTP/1.1 ").append(status).append(' ')
-                    .append(HttpServer.reason(status)).append("\r\nServer: uring-actors\r\nDate: ")
-                    .append(date.now()).append("\r\n").append(headers);
-            if (contentLength >= 0) {
-                head.append("Content-Length: ").append(contentLength).append("\r\n");
-            }
-            return ByteString.fromString(head.append(connectionHeader()).append("\r\n").toString());
+            return responses.head(status, headers + connectionHeader(), contentLength);
         }
 
         private String connectionHeader() {
@@ -405,7 +399,7 @@ final class FileServer {
 
         private void respondError(int status) {
             boolean close = current == null || current.errorStatus() != 0 || status == 408 || !current.keepAlive();
-            ByteString response = HttpServer.response(status, HttpServer.reason(status), new byte[0],
+            ByteString response = responses.text(status, NONE,
                     close ? "Connection: close\r\n" : connectionHeader());
             if (close) {
                 closing = true;
@@ -461,18 +455,4 @@ final class FileServer {
         }
     }
 
-    /** The Date header's value, formatted once a second. */
-    private static final class HttpDate {
-        private long second = -1;
-        private String text;
-
-        String now() {
-            Instant now = Instant.now();
-            if (now.getEpochSecond() != second) {
-                second = now.getEpochSecond();
-                text = FileValidators.httpDate(now);
-            }
-            return text;
-        }
-    }
 }

@@ -34,7 +34,6 @@ final class HttpServer {
     private static final byte[] HELLO = "Hello, world!\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NOT_FOUND = "not found\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NONE = new byte[0];
-    private static final ByteString OK_KEEP_ALIVE = response(200, "OK", HELLO, "");
     private static final ByteString CONTINUE = ByteString.fromString("HTTP/1.1 100 Continue\r\n\r\n");
     /** Methods this server answers; others that HTTP defines get 405, the rest 501. */
     private static final String ALLOW = "GET, HEAD, POST";
@@ -42,35 +41,6 @@ final class HttpServer {
             "PATCH");
 
     private HttpServer() {
-    }
-
-    /** A response; {@code extraHeaders} are whole header lines, each ending in CRLF. */
-    static ByteString response(int status, String reason, byte[] body, String extraHeaders) {
-        String head = "HTTP/1.1 " + status + " " + reason + "\r\nServer: uring-actors\r\n"
-                + "Content-Type: text/plain\r\nContent-Length: " + body.length + "\r\n" + extraHeaders + "\r\n";
-        return ByteString.fromString(head, StandardCharsets.US_ASCII).concat(ByteString.fromArray(body));
-    }
-
-    private static ByteString answer(HttpRequestParser.Request request) {
-        if (request.errorStatus() != 0) {
-            return response(request.errorStatus(), reason(request.errorStatus()), NONE, "Connection: close\r\n");
-        }
-        String connection = connectionHeader(request);
-        boolean head = request.method().equals("HEAD");
-        if (!head && !request.method().equals("GET") && !request.method().equals("POST")) {
-            boolean known = OTHER_KNOWN_METHODS.contains(request.method());
-            return response(known ? 405 : 501, known ? "Method Not Allowed" : "Not Implemented", NONE,
-                    (known ? "Allow: " + ALLOW + "\r\n" : "") + connection);
-        }
-        String path = request.target();
-        boolean hello = path.equals("/") || path.startsWith("/?");
-        if (hello && !head && connection.isEmpty()) {
-            return OK_KEEP_ALIVE;
-        }
-        ByteString full = hello ? response(200, "OK", HELLO, connection)
-                : response(404, "Not Found", NOT_FOUND, connection);
-        // HEAD: the same head (Content-Length included), no body.
-        return head ? full.take(full.size() - (hello ? HELLO.length : NOT_FOUND.length)) : full;
     }
 
     /** The Connection header a response to {@code request} needs: close, keep-alive for HTTP/1.0, or none. */
@@ -89,29 +59,6 @@ final class HttpServer {
         } else if (!timers.isTimerActive(HeadTimeout.INSTANCE)) {
             timers.startSingleTimer(HeadTimeout.INSTANCE, headTimeout);
         }
-    }
-
-    static String reason(int status) {
-        return switch (status) {
-            case 200 -> "OK";
-            case 206 -> "Partial Content";
-            case 301 -> "Moved Permanently";
-            case 304 -> "Not Modified";
-            case 400 -> "Bad Request";
-            case 403 -> "Forbidden";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            case 416 -> "Range Not Satisfiable";
-            case 500 -> "Internal Server Error";
-            case 408 -> "Request Timeout";
-            case 413 -> "Content Too Large";
-            case 414 -> "URI Too Long";
-            case 417 -> "Expectation Failed";
-            case 431 -> "Request Header Fields Too Large";
-            case 501 -> "Not Implemented";
-            case 505 -> "HTTP Version Not Supported";
-            default -> "Error";
-        };
     }
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
@@ -146,6 +93,9 @@ final class HttpServer {
         private final HttpRequestParser parser;
         private final Duration headTimeout;
         private final AckedWriter writer;
+        private final HttpResponses responses = new HttpResponses();
+        private String helloDate;
+        private ByteString hello;
         private boolean closing;
 
         Connection(ActorRef<ConnectionCommand> connection, TimerScheduler<Object> timers, HttpRequestParser parser,
@@ -166,7 +116,7 @@ final class HttpServer {
                     })
                     .onMessage(HeadTimeout.class, t -> {
                         if (!closing) {
-                            close(response(408, reason(408), NONE, "Connection: close\r\n"));
+                            close(responses.text(408, NONE, "Connection: close\r\n"));
                         }
                         return Behaviors.same();
                     })
@@ -180,6 +130,38 @@ final class HttpServer {
                     })
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
                     .build();
+        }
+
+        private ByteString answer(HttpRequestParser.Request request) {
+            if (request.errorStatus() != 0) {
+                return responses.text(request.errorStatus(), NONE, "Connection: close\r\n");
+            }
+            String connection = connectionHeader(request);
+            boolean head = request.method().equals("HEAD");
+            if (!head && !request.method().equals("GET") && !request.method().equals("POST")) {
+                boolean known = OTHER_KNOWN_METHODS.contains(request.method());
+                return responses.text(known ? 405 : 501, NONE,
+                        (known ? "Allow: " + ALLOW + "\r\n" : "") + connection);
+            }
+            String path = request.target();
+            boolean hello = path.equals("/") || path.startsWith("/?");
+            if (hello && !head && connection.isEmpty()) {
+                return helloKeepAlive();
+            }
+            ByteString full = hello ? responses.text(200, HELLO, connection)
+                    : responses.text(404, NOT_FOUND, connection);
+            // HEAD: the same head (Content-Length included), no body.
+            return head ? full.take(full.size() - (hello ? HELLO.length : NOT_FOUND.length)) : full;
+        }
+
+        /** The commonest answer, built again only when the Date header changes (once a second at most). */
+        private ByteString helloKeepAlive() {
+            String date = responses.date();
+            if (date != helloDate) {
+                helloDate = date;
+                hello = responses.text(200, HELLO, "");
+            }
+            return hello;
         }
 
         private Behavior<Object> received(Received r) {

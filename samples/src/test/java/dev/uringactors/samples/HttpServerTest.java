@@ -19,6 +19,9 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -76,6 +79,24 @@ class HttpServerTest {
             assertEquals(200, r.statusCode());
             assertEquals("Hello, world!\n", r.body());
             assertEquals("14", r.headers().firstValue("content-length").orElseThrow());
+        }
+    }
+
+    @Test
+    void everyResponseCarriesTheDateAnOriginServerOwes() throws Exception {
+        String response = exchange(GET + "GET /missing HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "DELETE / HTTP/1.1\r\nHost: t\r\n\r\n" + GET + "NONSENSE\r\n\r\n");
+        Instant now = Instant.now();
+        List<Instant> dates = new ArrayList<>();
+        for (String line : response.split("\r\n")) {
+            if (line.startsWith("Date: ")) {
+                dates.add(DateTimeFormatter.RFC_1123_DATE_TIME.parse(line.substring(6), Instant::from));
+            }
+        }
+        assertEquals(5, count(response, "HTTP/1.1 "), response);
+        assertEquals(5, dates.size(), response);
+        for (Instant date : dates) {
+            assertTrue(Math.abs(Duration.between(date, now).toSeconds()) <= 5, date + " is not now: " + now);
         }
     }
 

@@ -351,7 +351,7 @@ final class RingSocket implements SocketIo {
      * closed already is not ours to close again.
      */
     @Override
-    public void giveBackFile(WriteFile file) {
+    public void closeOwnedFile(WriteFile file) {
         if (file.closeAfter() && openFiles().closing(file.file())) {
             if (loop.inLoop()) {
                 loop.issuer().issue(TcpOps.close(file.file().fd()));
@@ -447,7 +447,7 @@ final class RingSocket implements SocketIo {
             pipe = null;
         }
         if (writes != null) {
-            writes.discard(this::giveBackFile);
+            writes.discard(this::closeOwnedFile);
         }
     }
 

@@ -270,7 +270,7 @@ public final class Connection {
         /** Refuses {@code w}, giving back the file it owns: the connection takes no more writes. */
         final Behavior<Object> refuse(WriteCommand w, Exception why) {
             if (w instanceof WriteFile file) {
-                socket.giveBackFile(file);
+                socket.closeOwnedFile(file);
             }
             handler().tell(new CommandFailed(w, why));
             return this;

@@ -35,7 +35,7 @@ public interface SocketIo {
     void queueFull();
 
     /** Closes the file {@code file} owns, once nothing of the socket's may still read it. */
-    void giveBackFile(WriteFile file);
+    void closeOwnedFile(WriteFile file);
 
     /** Shuts down the sending side; the peer's end of stream is still to be read. */
     void shutdownOutput();

@@ -47,7 +47,7 @@ public final class WriteQueue {
     void add(WriteCommand w, SocketIo socket) {
         WriteCommand queued = WriteRequests.headerOnly(w);
         if (queued != w) {
-            socket.giveBackFile((WriteFile) w);
+            socket.closeOwnedFile((WriteFile) w);
         }
         bytesInMemory += WriteRequests.inMemory(queued);
         queue.add(queued);
@@ -83,7 +83,7 @@ public final class WriteQueue {
             headSent -= head.byteCount();
             bytesInMemory -= WriteRequests.inMemory(head);
             if (head instanceof WriteFile file) {
-                socket.giveBackFile(file);
+                socket.closeOwnedFile(file);
             }
             if (head.ack() != null) {
                 acks.accept(head.ack());
@@ -91,11 +91,11 @@ public final class WriteQueue {
         }
     }
 
-    /** The connection ends: the writes not sent give back their files through {@code giveBack}. */
-    public void discard(Consumer<WriteFile> giveBack) {
+    /** The connection ends: the writes not sent give back their files through {@code closeOwnedFile}. */
+    public void discard(Consumer<WriteFile> closeOwnedFile) {
         queue.forEach(w -> {
             if (w instanceof WriteFile file) {
-                giveBack.accept(file);
+                closeOwnedFile.accept(file);
             }
         });
         queue.clear();

@@ -202,7 +202,7 @@ final class PekkoSocket implements SocketIo {
 
     /** A WriteFile with closeAfter owns its file: it closes it once it is done with it, however it ends. */
     @Override
-    public void giveBackFile(WriteFile file) {
+    public void closeOwnedFile(WriteFile file) {
         if (file.closeAfter()) {
             UringFiles.get(system).close(file.file());
         }
@@ -217,7 +217,7 @@ final class PekkoSocket implements SocketIo {
 
     @Override
     public void close(boolean abort, WriteQueue writes) {
-        writes.discard(this::giveBackFile);
+        writes.discard(this::closeOwnedFile);
         closeAsked = true;
         if (pekkoEnded || pekko == null) {
             ctx.getSelf().tell(ClosedBefore.INSTANCE);
@@ -229,7 +229,7 @@ final class PekkoSocket implements SocketIo {
     /** Pekko's connection, whose handler the connection's actor is, closes as that actor stops. */
     @Override
     public void closeOnStop(WriteQueue writes) {
-        writes.discard(this::giveBackFile);
+        writes.discard(this::closeOwnedFile);
     }
 
     // ---- answers
