@@ -53,7 +53,6 @@ import java.util.concurrent.Executor;
  */
 final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
-    private static final byte[] NONE = new byte[0];
     private static final Set<StandardOpenOption> READ = Set.of(StandardOpenOption.READ);
     /** Files being sent on one connection at most: a pipelining client cannot make it hold more open. */
     private static final int MAX_FILES_IN_FLIGHT = 2 * AckedWriter.FILES_PER_ACK;
@@ -213,7 +212,7 @@ final class FileServer {
                 return;
             }
             if (!current.method().equals("GET") && !current.method().equals("HEAD")) {
-                respond(responses.text(405, NONE, ALLOW + connectionHeader()));
+                respond(responses.text(405, HttpResponses.NO_BODY, ALLOW + connectionHeader()));
                 return;
             }
             try {
@@ -298,7 +297,7 @@ final class FileServer {
             if (stat.isDirectory()) {
                 if (!path.directorySyntax()) { // relative links in its page must resolve inside it
                     releaseFile();
-                    respond(responses.text(301, NONE, "Location: "
+                    respond(responses.text(301, HttpResponses.NO_BODY, "Location: "
                             + RequestPath.pathOf(current.target()) + "/\r\n" + connectionHeader()));
                     return;
                 }
@@ -328,7 +327,7 @@ final class FileServer {
                     ? ByteRange.parse(current.header("range"), stat.size()) : ByteRange.WHOLE;
             if (range instanceof ByteRange.Unsatisfiable) {
                 releaseFile();
-                respond(responses.text(416, NONE, "Content-Range: bytes */"
+                respond(responses.text(416, HttpResponses.NO_BODY, "Content-Range: bytes */"
                         + stat.size() + "\r\n" + connectionHeader()));
                 return;
             }
@@ -399,7 +398,7 @@ final class FileServer {
 
         private void respondError(int status) {
             boolean close = current == null || current.errorStatus() != 0 || status == 408 || !current.keepAlive();
-            ByteString response = responses.text(status, NONE,
+            ByteString response = responses.text(status, HttpResponses.NO_BODY,
                     close ? "Connection: close\r\n" : connectionHeader());
             if (close) {
                 closing = true;
@@ -454,5 +453,4 @@ final class FileServer {
             }
         }
     }
-
 }

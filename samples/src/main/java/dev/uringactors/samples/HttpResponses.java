@@ -11,6 +11,9 @@ import java.time.Instant;
  * it formats the date at most once a second.
  */
 final class HttpResponses {
+    /** The body of most errors. */
+    static final byte[] NO_BODY = new byte[0];
+
     private long second = -1;
     private String date;
 
@@ -25,7 +28,7 @@ final class HttpResponses {
         return ByteString.fromString(head.append("\r\n").toString(), StandardCharsets.US_ASCII);
     }
 
-    /** A whole response with a text/plain {@code body} (empty for most errors). */
+    /** A whole response with a text/plain {@code body} ({@link #NO_BODY} for most errors). */
     ByteString text(int status, byte[] body, String headers) {
         return head(status, "Content-Type: text/plain\r\n" + headers, body.length).concat(ByteString.fromArray(body));
     }
@@ -40,7 +43,7 @@ final class HttpResponses {
         return date;
     }
 
-    static String reason(int status) {
+    private static String reason(int status) {
         return switch (status) {
             case 200 -> "OK";
             case 206 -> "Partial Content";

@@ -33,7 +33,6 @@ import java.util.concurrent.CompletableFuture;
 final class HttpServer {
     private static final byte[] HELLO = "Hello, world!\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NOT_FOUND = "not found\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] NONE = new byte[0];
     private static final ByteString CONTINUE = ByteString.fromString("HTTP/1.1 100 Continue\r\n\r\n");
     /** Methods this server answers; others that HTTP defines get 405, the rest 501. */
     private static final String ALLOW = "GET, HEAD, POST";
@@ -116,7 +115,7 @@ final class HttpServer {
                     })
                     .onMessage(HeadTimeout.class, t -> {
                         if (!closing) {
-                            close(responses.text(408, NONE, "Connection: close\r\n"));
+                            close(responses.text(408, HttpResponses.NO_BODY, "Connection: close\r\n"));
                         }
                         return Behaviors.same();
                     })
@@ -134,13 +133,13 @@ final class HttpServer {
 
         private ByteString answer(HttpRequestParser.Request request) {
             if (request.errorStatus() != 0) {
-                return responses.text(request.errorStatus(), NONE, "Connection: close\r\n");
+                return responses.text(request.errorStatus(), HttpResponses.NO_BODY, "Connection: close\r\n");
             }
             String connection = connectionHeader(request);
             boolean head = request.method().equals("HEAD");
             if (!head && !request.method().equals("GET") && !request.method().equals("POST")) {
                 boolean known = OTHER_KNOWN_METHODS.contains(request.method());
-                return responses.text(known ? 405 : 501, NONE,
+                return responses.text(known ? 405 : 501, HttpResponses.NO_BODY,
                         (known ? "Allow: " + ALLOW + "\r\n" : "") + connection);
             }
             String path = request.target();
