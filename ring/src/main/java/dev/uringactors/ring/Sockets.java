@@ -107,10 +107,7 @@ public final class Sockets {
             if (reusePort) {
                 setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
             }
-            int len = encode(address, sockaddr);
-            if (LibC.bind(fd, sockaddr.address(), len) != 0) {
-                throw failed("bind", address, -LibC.negErrno());
-            }
+            bind(fd, address, sockaddr);
             if (LibC.listen(fd, backlog) != 0) {
                 throw failed("listen", address, -LibC.negErrno());
             }
@@ -118,6 +115,20 @@ public final class Sockets {
         } catch (RuntimeException e) {
             LibC.close(fd);
             throw e;
+        }
+    }
+
+    /** Binds {@code fd} to {@code address} (port 0: the kernel picks one), as a connection's local end. */
+    public static void bind(int fd, InetSocketAddress address) {
+        try (NativeBuffer sockaddr = NativeBuffer.allocate(SOCKADDR_SIZE)) {
+            bind(fd, address, sockaddr);
+        }
+    }
+
+    private static void bind(int fd, InetSocketAddress address, NativeBuffer sockaddr) {
+        int len = encode(address, sockaddr);
+        if (LibC.bind(fd, sockaddr.address(), len) != 0) {
+            throw failed("bind", address, -LibC.negErrno());
         }
     }
 

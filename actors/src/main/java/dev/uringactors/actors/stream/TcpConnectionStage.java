@@ -10,8 +10,11 @@ import dev.uringactors.actors.tcp.TcpProtocol.ConnectionClosed;
 import dev.uringactors.actors.tcp.TcpProtocol.ConnectionCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpProtocol.ReadControl;
+import org.apache.pekko.actor.Status;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.io.Dns;
+import org.apache.pekko.io.dns.DnsProtocol;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.FlowShape;
@@ -24,12 +27,15 @@ import org.apache.pekko.stream.stage.AbstractInHandler;
 import org.apache.pekko.stream.stage.AbstractOutHandler;
 import org.apache.pekko.stream.stage.GraphStageLogic;
 import org.apache.pekko.util.ByteString;
+import scala.Option;
 import scala.runtime.BoxedUnit;
 
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * A TCP connection as a {@code Flow<ByteString, ByteString>}: what flows in is written (one write awaiting its
@@ -48,14 +54,16 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
     private final Inlet<ByteString> in = Inlet.create("UringTcp.in");
     private final Outlet<ByteString> out = Outlet.create("UringTcp.out");
     private final FlowShape<ByteString, ByteString> shape = FlowShape.of(in, out);
-    /** An accepted connection, or null for an outgoing one to {@link #remote}. */
+    /** An accepted connection, or null for an outgoing one ({@link #outgoing}). */
     private final ActorRef<ConnectionCommand> accepted;
-    private final InetSocketAddress remote;
+    /** The Connect of an outgoing connection, for a given handler; its address may be a name to look up. */
+    private final Function<ActorRef<Event>, TcpProtocol.Connect> outgoing;
     private final boolean halfClose;
 
-    private TcpConnectionStage(ActorRef<ConnectionCommand> accepted, InetSocketAddress remote, boolean halfClose) {
+    private TcpConnectionStage(ActorRef<ConnectionCommand> accepted,
+                               Function<ActorRef<Event>, TcpProtocol.Connect> outgoing, boolean halfClose) {
         this.accepted = accepted;
-        this.remote = remote;
+        this.outgoing = outgoing;
         this.halfClose = halfClose;
     }
 
@@ -63,8 +71,9 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         return new TcpConnectionStage(connection, null, halfClose);
     }
 
-    static TcpConnectionStage outgoing(InetSocketAddress remote, boolean halfClose) {
-        return new TcpConnectionStage(null, remote, halfClose);
+    /** An outgoing connection that sends {@code connect} with its own actor as the handler. */
+    static TcpConnectionStage outgoing(Function<ActorRef<Event>, TcpProtocol.Connect> connect, boolean halfClose) {
+        return new TcpConnectionStage(null, connect, halfClose);
     }
 
     @Override
@@ -84,6 +93,8 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         private final ArrayDeque<ByteString> received = new ArrayDeque<>();
         private ActorRef<ConnectionCommand> connection;
         private ActorRef<Event> self;
+        /** The outgoing connection's Connect, as asked (CommandFailed names it), or null. */
+        private TcpProtocol.Connect connect;
         /** The bytes of the write awaiting its acknowledgement; 0 when none does. */
         private long unacknowledgedBytes;
         /** Elements taken while a write awaits its acknowledgement: joined into one write, sent once it comes. */
@@ -143,18 +154,54 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         public void preStart() {
             setKeepGoing(true); // the close handshake finishes after both ports are done
             // The stage actor is the handler: its messages run on the stage, in order.
-            self = Adapter.toTyped(getStageActor(message -> {
-                onEvent((Event) message._2());
+            org.apache.pekko.actor.ActorRef stageActor = getStageActor(message -> {
+                onMessage(message._2());
                 return BoxedUnit.UNIT;
-            }).ref());
+            }).ref();
+            self = Adapter.toTyped(stageActor);
             maxWriteQueue = UringExtension.get(Adapter.toTyped(materializer().system())).settings().tcp()
                     .maxWriteQueue();
             if (accepted != null) {
                 start(accepted);
-            } else {
-                TcpManager.get(Adapter.toTyped(materializer().system())).manager()
-                        .tell(new TcpProtocol.Connect(self, remote));
+                return;
             }
+            connect = outgoing.apply(self);
+            InetSocketAddress remote = connect.remoteAddress();
+            if (!remote.isUnresolved()) {
+                connectTo(remote);
+                return;
+            }
+            // A name is looked up as Pekko's own TCP stage does: through its DNS extension, answered from its
+            // cache at once or later to the stage actor, so no thread waits for the resolver.
+            Option<DnsProtocol.Resolved> cached = Dns.get(materializer().system()).cache()
+                    .resolve(DnsProtocol.resolve(remote.getHostString()), materializer().system(), stageActor);
+            if (cached.isDefined()) {
+                onResolved(cached.get());
+            }
+        }
+
+        private void onMessage(Object message) {
+            if (message instanceof DnsProtocol.Resolved resolved) {
+                onResolved(resolved);
+            } else if (message instanceof Status.Failure failure) { // the resolver failed
+                abort(failure.cause());
+            } else {
+                onEvent((Event) message);
+            }
+        }
+
+        private void onResolved(DnsProtocol.Resolved resolved) {
+            try {
+                connectTo(new InetSocketAddress(resolved.address(), connect.remoteAddress().getPort()));
+            } catch (UnknownHostException e) {
+                abort(e);
+            }
+        }
+
+        private void connectTo(InetSocketAddress address) {
+            TcpProtocol.Connect c = connect;
+            TcpManager.get(Adapter.toTyped(materializer().system())).manager().tell(
+                    new TcpProtocol.Connect(self, address, c.localAddress(), c.options(), c.timeout()));
         }
 
         private void start(ActorRef<ConnectionCommand> c) {

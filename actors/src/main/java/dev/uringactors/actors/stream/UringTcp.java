@@ -1,6 +1,7 @@
 package dev.uringactors.actors.stream;
 
 import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.actors.tcp.TcpSocketOptions;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
@@ -76,19 +77,37 @@ public final class UringTcp {
     /**
      * A connection to {@code host:port} as a flow, shaped like Pekko's {@code Tcp.outgoingConnection}; as there,
      * with half-close: when the input completes, our side is shut down and the output runs until the peer closes.
+     * The host name is looked up when the flow runs, through Pekko's DNS extension ({@code pekko.io.dns}), which
+     * answers from its cache or on its own dispatcher: no ring thread waits for it.
      */
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(String host,
                                                                                                int port) {
-        return outgoingConnection(new InetSocketAddress(host, port), true);
+        return outgoingConnection(InetSocketAddress.createUnresolved(host, port), true);
     }
 
     /**
-     * A connection to {@code remoteAddress}; with {@code halfClose}, completing the input shuts down only our sending
-     * side.
+     * A connection to {@code remoteAddress} (resolved, or unresolved to be looked up as above); with
+     * {@code halfClose}, completing the input shuts down only our sending side.
      */
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
             InetSocketAddress remoteAddress, boolean halfClose) {
-        return Flow.fromGraph(TcpConnectionStage.outgoing(remoteAddress, halfClose));
+        return outgoingConnection(remoteAddress, Optional.empty(), List.of(), halfClose, Optional.empty(),
+                Optional.empty());
+    }
+
+    /**
+     * As Pekko's {@code Tcp.outgoingConnection(remoteAddress, localAddress, options, halfClose, connectTimeout,
+     * idleTimeout)}: our end bound to {@code localAddress} if one is given; the socket options set before the
+     * connect; a connect not made within {@code connectTimeout} fails the flow (a {@code ConnectException}); an
+     * empty idle timeout keeps {@code uring.tcp.idle-timeout}.
+     */
+    public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> outgoingConnection(
+            InetSocketAddress remoteAddress, Optional<InetSocketAddress> localAddress,
+            Iterable<Inet.SocketOption> options, boolean halfClose, Optional<Duration> connectTimeout,
+            Optional<Duration> idleTimeout) {
+        TcpSocketOptions checked = TcpSocketOptions.of(options, idleTimeout); // refused now, not when it runs
+        return Flow.fromGraph(TcpConnectionStage.outgoing(handler -> new TcpProtocol.Connect(handler,
+                remoteAddress, localAddress, checked, connectTimeout), halfClose));
     }
 
     /**

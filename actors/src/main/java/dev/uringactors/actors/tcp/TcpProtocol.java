@@ -7,6 +7,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * TCP for actors, in the words of Pekko IO: send {@link Bind} or {@link Connect} to
@@ -43,8 +45,20 @@ public final class TcpProtocol {
         }
     }
 
-    /** Open a connection; {@code handler} gets {@link Connected} or {@link CommandFailed}. */
-    public record Connect(ActorRef<Event> handler, InetSocketAddress remoteAddress) implements ManagerCommand {
+    /**
+     * Open a connection to {@code remoteAddress}, an address (the actors look up no names; {@code UringTcp}'s
+     * streams do); {@code handler} gets {@link Connected} or {@link CommandFailed}. Our end is bound to
+     * {@code localAddress} first, if one is given; {@code options} adds socket options and an idle timeout for
+     * this connection; a connect not made within {@code timeout} fails with a {@code ConnectException} (without
+     * one it waits as long as the kernel tries, about two minutes against a peer that never answers).
+     */
+    public record Connect(ActorRef<Event> handler, InetSocketAddress remoteAddress,
+                          Optional<InetSocketAddress> localAddress, TcpSocketOptions options,
+                          Optional<Duration> timeout) implements ManagerCommand {
+        /** A connect from any local address, with the default socket options and no timeout of its own. */
+        public Connect(ActorRef<Event> handler, InetSocketAddress remoteAddress) {
+            this(handler, remoteAddress, Optional.empty(), TcpSocketOptions.DEFAULT, Optional.empty());
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.tcp;
 
+import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Sockets;
 import org.apache.pekko.io.Inet;
 
@@ -10,9 +11,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Socket options and an idle timeout for one listener, taking Pekko IO's {@code Inet.SocketOption}s as Pekko's
- * {@code Tcp.bind} does. They are set on the listening socket, whose accepted sockets inherit them; the idle
- * timeout replaces {@code uring.tcp.idle-timeout} for this listener's connections.
+ * Socket options and an idle timeout for one listener or one outgoing connection, taking Pekko IO's
+ * {@code Inet.SocketOption}s as Pekko's {@code Tcp.bind} and {@code Tcp.outgoingConnection} do. A listener's are
+ * set on the listening socket, whose accepted sockets inherit them; the idle timeout replaces
+ * {@code uring.tcp.idle-timeout} for the listener's connections, or for the one connection.
  */
 public final class TcpSocketOptions {
     /** Nothing beyond {@code uring.tcp}. */
@@ -57,12 +59,17 @@ public final class TcpSocketOptions {
         return idleTimeout;
     }
 
+    /** {@code defaults} with this idle timeout, if one is set. */
+    public UringSettings.Tcp over(UringSettings.Tcp defaults) {
+        return idleTimeout.map(defaults::withIdleTimeout).orElse(defaults);
+    }
+
     /** The Pekko IO options, as given. */
     public List<Inet.SocketOption> socketOptions() {
         return options;
     }
 
-    /** Sets the options on a listening socket (its accepted sockets inherit them). */
+    /** Sets the options on a socket: a listening one (its accepted sockets inherit them) or a connection's. */
     public void applyTo(int fd) {
         for (Inet.SocketOption o : options) {
             int[] levelAndName = LEVEL_AND_NAME.get(o.getClass().getSimpleName());

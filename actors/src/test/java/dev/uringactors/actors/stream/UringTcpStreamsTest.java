@@ -3,6 +3,7 @@ package dev.uringactors.actors.stream;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.BothBackends;
+import dev.uringactors.actors.FullListener;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.OpenFds;
@@ -193,13 +194,48 @@ class UringTcpStreamsTest {
     }
 
     @Test
-    void anUnresolvedAddressIsRefusedWithoutALookup() {
-        var address = java.net.InetSocketAddress.createUnresolved("peer.invalid", 80);
+    void aHostNameIsLookedUpWhenTheFlowRuns() throws Exception {
+        UringTcp.ServerBinding binding = echoServer();
+        var result = Source.single(ByteString.fromString("by name"))
+                .viaMat(tcp().outgoingConnection("localhost", binding.localAddress().getPort()), Keep.right())
+                .toMat(Sink.fold(ByteString.emptyByteString(), ByteString::concat), Keep.both())
+                .run(testKit.system());
+        assertEquals(binding.localAddress().getPort(), await(result.first()).remoteAddress().getPort());
+        assertEquals("by name", await(result.second()).utf8String());
+        await(binding.unbind());
+    }
+
+    @Test
+    void aNameThatDoesNotResolveFailsTheStream() {
+        // The tests' JVM looks names up in a hosts file of its own (jdk.net.hosts.file): no query leaves it.
         var result = Source.single(ByteString.fromString("x"))
-                .viaMat(tcp().outgoingConnection(address, true), Keep.right())
+                .viaMat(tcp().outgoingConnection("no-such-host.test", 80), Keep.right())
                 .toMat(Sink.ignore(), Keep.both()).run(testKit.system());
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(result.first()));
-        assertInstanceOf(IllegalArgumentException.class, e.getCause());
+        assertInstanceOf(java.net.UnknownHostException.class, e.getCause());
         assertThrows(ExecutionException.class, () -> await(result.second()));
+    }
+
+    @Test
+    void aConnectTimeoutFailsTheStream() throws Exception {
+        try (FullListener full = FullListener.open()) {
+            var result = Source.<ByteString>never()
+                    .viaMat(tcp().outgoingConnection(full.address(), Optional.empty(), List.of(), true,
+                            Optional.of(Duration.ofMillis(200)), Optional.empty()), Keep.right())
+                    .toMat(Sink.ignore(), Keep.both()).run(testKit.system());
+            ExecutionException e = assertThrows(ExecutionException.class, () -> await(result.first()));
+            assertInstanceOf(ConnectException.class, e.getCause());
+            assertThrows(ExecutionException.class, () -> await(result.second()));
+            full.assertNoConnectWaits();
+        }
+    }
+
+    @Test
+    void anOptionThisLibraryCannotSetIsRefusedWhenTheFlowIsMade() {
+        Inet.SocketOption unknown = new Inet.SocketOption() {
+        };
+        assertThrows(IllegalArgumentException.class, () -> tcp().outgoingConnection(
+                new InetSocketAddress("127.0.0.1", 80), Optional.empty(), List.of(unknown), true, Optional.empty(),
+                Optional.empty()));
     }
 }

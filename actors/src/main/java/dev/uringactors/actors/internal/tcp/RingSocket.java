@@ -94,6 +94,8 @@ final class RingSocket implements SocketIo {
     private TcpOps.MultishotRecv recv;
     /** The piece of the head write in flight, or null. */
     private TcpOps.Sending inFlight;
+    /** An outgoing connection's CONNECT is in flight: a close before it completes cancels it. */
+    private boolean connectInFlight;
     /** The queue the piece in flight came from: its head is the write a FileUnreadable is about. */
     private WriteQueue sendingFrom;
     /** The pipe that file pieces are spliced through, opened with the first one. */
@@ -131,7 +133,8 @@ final class RingSocket implements SocketIo {
 
     /**
      * An outgoing connection: connects through the ring; its handler hears Connected, or CommandFailed when
-     * anything before that fails (the socket, its setup, the CONNECT, or a peer that reset at once).
+     * anything before that fails (the socket, its setup, binding the local address, the CONNECT, its timeout, or
+     * a peer that reset at once).
      */
     static Behavior<Object> connecting(RingLoop loop, UringSettings.Tcp tcp, TcpProtocol.Connect command) {
         return Connection.connecting(tcp, command, setup -> {
@@ -140,6 +143,8 @@ final class RingSocket implements SocketIo {
                 if (tcp.noDelay()) {
                     Sockets.setOption(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
                 }
+                command.options().applyTo(fd); // after no-delay: an option given here has the last word
+                command.localAddress().ifPresent(local -> Sockets.bind(fd, local));
                 RingSocket socket = new RingSocket(setup, loop, tcp, fd, () -> { });
                 socket.connect(command.remoteAddress());
                 return socket;
@@ -167,6 +172,7 @@ final class RingSocket implements SocketIo {
             throw e;
         }
         loop.subscribe(ringEvents);
+        connectInFlight = true;
         loop.issuer().issue(TcpOps.simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
                 sockaddr, res -> self.tell(new ConnectDone(res, remoteAddress))));
     }
@@ -394,7 +400,7 @@ final class RingSocket implements SocketIo {
         if (inFlight != null) {
             inFlight.stop();
         }
-        if (recv != null || inFlight != null) {
+        if (recv != null || inFlight != null || connectInFlight) {
             loop.issuer().issue(TcpOps.unanswered(Opcode.ASYNC_CANCEL,
                     sqe -> sqe.prepCancelFd(fd, OpFlags.ASYNC_CANCEL_ALL)));
         }
@@ -484,6 +490,7 @@ final class RingSocket implements SocketIo {
 
     /** The CONNECT completed: connected, or why not. */
     private SocketEvent connectDone(ConnectDone done) {
+        connectInFlight = false;
         try {
             if (done.res() >= 0) { // getpeername says ENOTCONN for a peer that reset already: the connect failed
                 return new SocketEvent.Connected(Sockets.remoteAddress(fd), Sockets.localAddress(fd));

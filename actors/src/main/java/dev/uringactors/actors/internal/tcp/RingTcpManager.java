@@ -43,8 +43,8 @@ public final class RingTcpManager {
                 })
                 .onMessage(Connect.class, c -> {
                     int ring = rings.nextRing();
-                    ctx.spawnAnonymous(wrap.connection().apply(RingSocket.connecting(rings.loop(ring), tcp, c)),
-                            rings.dispatcher(ring));
+                    ctx.spawnAnonymous(wrap.connection().apply(RingSocket.connecting(rings.loop(ring),
+                            c.options().over(tcp), c)), rings.dispatcher(ring));
                     return Behaviors.same();
                 })
                 .build());
@@ -52,7 +52,7 @@ public final class RingTcpManager {
 
     private static void bind(ActorContext<ManagerCommand> ctx, Rings rings, UringSettings.Tcp defaults,
                              Bind b, TcpInterceptors wrap) {
-        UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout).orElse(defaults);
+        UringSettings.Tcp tcp = b.options().over(defaults);
         int backlog = tcp.backlogOr(b.backlog());
         boolean reusePort = tcp.listener() == UringSettings.ListenerMode.REUSE_PORT;
         List<Integer> fds = new ArrayList<>();

@@ -29,6 +29,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -58,6 +59,9 @@ public final class Connection {
     }
 
     private enum IdleCheck { INSTANCE }
+
+    /** The Connect's timeout has passed. */
+    private enum ConnectTimeout { INSTANCE }
 
     /** A register time-out: only the one started last, and not stopped since, counts (one may fire as it stops). */
     private static final class RegisterTimeout {
@@ -223,6 +227,8 @@ public final class Connection {
             } else if (m instanceof HoldRegistration hold) {
                 stopRegisterTimeout();
                 return onRegistrationHeld(hold.held());
+            } else if (m == ConnectTimeout.INSTANCE) {
+                return onConnectTimeout();
             }
             SocketEvent event = socket.interpret(m);
             return event == null ? this : onSocket(event);
@@ -254,6 +260,11 @@ public final class Connection {
             return this;
         }
 
+        /** Only the connecting phase heeds it: one may fire as the connect completes. */
+        Behavior<Object> onConnectTimeout() {
+            return this;
+        }
+
         /** A Streams bind holds the connection ({@code held}) or has handed it out; its timeout is stopped. */
         Behavior<Object> onRegistrationHeld(boolean held) {
             return this;
@@ -277,14 +288,21 @@ public final class Connection {
         }
     }
 
-    /** An outgoing connection's connect is under way; nobody else knows of it yet. */
+    /**
+     * An outgoing connection's connect is under way; nobody else knows of it yet. A connect that takes longer than
+     * the Connect's timeout fails, its socket closed (on a ring the CONNECT in flight is cancelled first).
+     */
     private final class Connecting extends Phase {
         private final TcpProtocol.Connect command;
+        private final Cancellable timeout;
         /** The Connect was answered (CommandFailed): nothing more is owed at the stop. */
         private boolean answered;
 
         Connecting(TcpProtocol.Connect command) {
             this.command = command;
+            this.timeout = command.timeout()
+                    .map(t -> ctx.scheduleOnce(t, ctx.getSelf(), ConnectTimeout.INSTANCE))
+                    .orElse(null);
         }
 
         @Override
@@ -295,6 +313,7 @@ public final class Connection {
         @Override
         Behavior<Object> onSocket(SocketEvent event) {
             if (event instanceof SocketEvent.Connected c) {
+                stopTimeout();
                 return announce(c.remoteAddress(), c.localAddress());
             } else if (event instanceof SocketEvent.ConnectFailed f) {
                 return failed(f.cause());
@@ -304,7 +323,20 @@ public final class Connection {
             return this;
         }
 
+        @Override
+        Behavior<Object> onConnectTimeout() {
+            return failed(new ConnectException("connect to " + command.remoteAddress() + " timed out after "
+                    + command.timeout().orElseThrow()));
+        }
+
+        private void stopTimeout() {
+            if (timeout != null) {
+                timeout.cancel();
+            }
+        }
+
         private Behavior<Object> failed(Throwable cause) {
+            stopTimeout();
             answered = true;
             socket.closeOnStop(writes);
             command.handler().tell(new CommandFailed(command, cause));
@@ -313,6 +345,7 @@ public final class Connection {
 
         @Override
         void onStop() {
+            stopTimeout();
             socket.closeOnStop(writes);
             if (!answered) {
                 command.handler().tell(new CommandFailed(command,

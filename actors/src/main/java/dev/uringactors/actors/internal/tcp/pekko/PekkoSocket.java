@@ -24,8 +24,11 @@ import org.apache.pekko.io.TcpMessage;
 import org.apache.pekko.util.ByteString;
 import scala.concurrent.duration.FiniteDuration;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.Iterator;
-import java.util.List;
 
 /**
  * A connection's socket under the JDK backend: Pekko IO's connection actor, with the connection's actor as its
@@ -97,12 +100,29 @@ final class PekkoSocket implements SocketIo {
             if (connect.remoteAddress().isUnresolved()) { // as on a ring: no name lookup here
                 throw PekkoOptions.unresolved(connect.remoteAddress());
             }
+            connect.localAddress().ifPresent(PekkoSocket::checkBindable);
             PekkoSocket socket = new PekkoSocket(setup.ctx(), null, tcp, ring, maxIoSize);
+            // No timeout for Pekko: the connection keeps the Connect's, on both backends alike.
             Tcp.get(Adapter.toClassic(setup.ctx().getSystem())).manager().tell(TcpMessage.connect(
-                    connect.remoteAddress(), null, PekkoOptions.of(tcp, List.of()), (FiniteDuration) null, true),
+                    connect.remoteAddress(), connect.localAddress().orElse(null),
+                    PekkoOptions.of(tcp, connect.options().socketOptions()), (FiniteDuration) null, true),
                     socket.self);
             return socket;
         });
+    }
+
+    /**
+     * Fails as a ring's bind would for a local address this machine cannot bind. Pekko's outgoing connection binds
+     * in its constructor, and a failure there stops it without a CommandFailed (or a close of its channel): the
+     * Connect would never be answered. So the address is tried on a socket of our own first.
+     */
+    private static void checkBindable(InetSocketAddress local) {
+        try (Socket probe = new Socket()) {
+            probe.bind(local);
+        } catch (IOException e) {
+            Throwable cause = PekkoOptions.asRingWouldSay(e, "bind " + local);
+            throw cause instanceof RuntimeException r ? r : new UncheckedIOException(e);
+        }
     }
 
     @Override

@@ -28,13 +28,12 @@ public final class PekkoTcpManager {
             ActorRef children = Adapter.actorOf(ctx, PekkoChildren.props(), "children");
             return Behaviors.receive(ManagerCommand.class)
                     .onMessage(Bind.class, b -> {
-                        UringSettings.Tcp tcp = b.options().idleTimeout().map(defaults::withIdleTimeout)
-                                .orElse(defaults);
-                        children.tell(PekkoListener.props(b, tcp, nextRing, settings.maxIoSize()), ActorRef.noSender());
+                        children.tell(PekkoListener.props(b, b.options().over(defaults), nextRing,
+                                settings.maxIoSize()), ActorRef.noSender());
                         return Behaviors.same();
                     })
                     .onMessage(Connect.class, c -> {
-                        ctx.spawnAnonymous(PekkoSocket.outgoing(c, nextRing.getAsInt(), defaults,
+                        ctx.spawnAnonymous(PekkoSocket.outgoing(c, nextRing.getAsInt(), c.options().over(defaults),
                                 settings.maxIoSize()));
                         return Behaviors.same();
                     })
