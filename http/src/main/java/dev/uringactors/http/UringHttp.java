@@ -7,12 +7,14 @@ import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.ServerBuilder;
+import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
+import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 /**
- * Pekko HTTP servers on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko HTTP's own
- * {@link ServerBuilder}, so moving a server from {@code Http.get(system)} is a change of that one call; routes,
- * settings ({@code pekko.http.server.*}), HTTPS contexts and the {@code ServerBinding} are Pekko HTTP's. Each
+ * Pekko HTTP servers and clients on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko
+ * HTTP's own {@link ServerBuilder}, so moving a server from {@code Http.get(system)} is a change of that one call;
+ * routes, settings ({@code pekko.http.server.*}), HTTPS contexts and the {@code ServerBinding} are Pekko HTTP's. Each
  * connection's HTTP stack runs on the thread of the ring that carries it, and so does its route unless
  * {@code uring.http.route-dispatcher} or {@link UringServerBuilder#withRouteDispatcher} names a dispatcher for
  * routes that block.
@@ -34,6 +36,9 @@ import org.apache.pekko.http.javadsl.settings.ServerSettings;
  * connections run on {@code uring.jdk.http-dispatcher}, whose threads have the ring threads' stack, deep enough for
  * Pekko HTTP's parser, which recurses once per request that a read brings ({@link ServerBuilder#withMaterializer}
  * moves them elsewhere); a route dispatcher, when chosen, still runs the routes.
+ *
+ * <p>Clients: {@link #connectionPoolSettings()} and {@link #clientConnectionSettings()} are Pekko's settings with
+ * the {@link UringClientTransport}, so that a pool, a single request or an HTTP/2 client connects through the rings.
  */
 public final class UringHttp {
     private final ClassicActorSystemProvider system;
@@ -60,5 +65,22 @@ public final class UringHttp {
                 system.classicSystem().log(), ServerSettings.create(system.classicSystem()),
                 IoBackends.get(Adapter.toTyped(system.classicSystem())).stackMaterializer(),
                 routes);
+    }
+
+    /**
+     * The system's host connection pool settings ({@code pekko.http.host-connection-pool}) with connections through
+     * the rings ({@link UringClientTransport}): give them to {@code Http.singleRequest},
+     * {@code cachedHostConnectionPool} or {@code superPool}.
+     */
+    public ConnectionPoolSettings connectionPoolSettings() {
+        return ConnectionPoolSettings.create(system.classicSystem()).withTransport(UringClientTransport.get());
+    }
+
+    /**
+     * The system's client connection settings ({@code pekko.http.client}) with connections through the rings: for
+     * {@code Http.outgoingConnection} and the HTTP/2 client's {@code withClientConnectionSettings}.
+     */
+    public ClientConnectionSettings clientConnectionSettings() {
+        return ClientConnectionSettings.create(system.classicSystem()).withTransport(UringClientTransport.get());
     }
 }
