@@ -213,7 +213,7 @@ final class HttpLoad {
      * CPU {@code cpu}'s time so far, in clock ticks ({@code /proc/stat}): user, nice, system, idle, iowait, irq
      * and softirq (not the time the hypervisor took: neither busy here nor idle).
      */
-    private static long[] cpuTimes(int cpu) throws IOException {
+    static long[] cpuTimes(int cpu) throws IOException {
         String prefix = "cpu" + cpu + " ";
         for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
             if (line.startsWith(prefix)) {
@@ -225,7 +225,7 @@ final class HttpLoad {
     }
 
     /** The share of the time between two {@link #cpuTimes} that the CPU was busy: neither idle nor waiting. */
-    private static double busyShare(long[] before, long[] after) {
+    static double busyShare(long[] before, long[] after) {
         long total = 0;
         long idle = 0;
         for (int i = 0; i < before.length; i++) {
@@ -239,7 +239,7 @@ final class HttpLoad {
     }
 
     /** Process {@code pid}'s user and system CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */
-    private static long cpuTicks(long pid) throws IOException {
+    static long cpuTicks(long pid) throws IOException {
         String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from the 3rd on
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime (14th), stime (15th)

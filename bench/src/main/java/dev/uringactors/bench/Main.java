@@ -53,6 +53,10 @@ public final class Main {
                   TCP; servers on CPU 1 (grpc-server --transport uring|pekko), the client on CPU 0;
                   --collect-strict B: both servers' pekko.http.server.http2.min-collect-strict-entity-size;
                   --client h2load: h2load -c16 -m32 posts the calls (apt-get install nghttp2-client)
+              http-client [--seconds 6] [--rounds 3] [--connections 64] [--concurrency 128] [--warmup 20]
+                          [--sample-jar J]
+                  Pekko HTTP's client (singleRequest through a pool) on the rings' transport vs on Pekko's own, GET /
+                  of the http sample on CPU 1; the clients on CPU 0: requests/s and client CPU a request
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -85,6 +89,8 @@ public final class Main {
                 case "sqpoll" -> SqPollBench.main(args);
                 case "grpc" -> GrpcBench.main(args);
                 case "grpc-server" -> GrpcServer.main(args);
+                case "http-client" -> HttpClientBench.main(args);
+                case "http-client-run" -> HttpClientRun.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);

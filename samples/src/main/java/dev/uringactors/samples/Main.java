@@ -52,6 +52,10 @@ public final class Main {
               pekko-http [--port P] [--host H] [--transport uring|pekko] [--root DIR]
                                        a Pekko HTTP route set (hello at /, JSON echo at /echo, the files
                                        directly in DIR at /files/NAME) on the rings, or on Pekko's own TCP
+              proxy --upstream HOST:PORT [--port P] [--host H] [--transport uring|pekko]
+                                       a reverse proxy (default 127.0.0.1:8080): each request goes on to the
+                                       upstream through Pekko HTTP's connection pool, on the rings as server
+                                       and client, or on Pekko's own TCP; 502/504 when the upstream fails
               kv [--port P] [--host H] [--aof DIR [--fsync always|everysec|no]]
                  [--cluster HOST:PORT [--seeds HOST:PORT,...]]
                                        Redis-protocol key-value server (default 127.0.0.1:6379), its keys
@@ -96,6 +100,7 @@ public final class Main {
                 case "files" -> files(args, started);
                 case "pekko-http" -> pekkoHttp(args, started);
                 case "kv" -> kv(args, started);
+                case "proxy" -> proxy(args, started);
                 default -> throw new UsageException(sample.isEmpty() ? "which sample?" : "no sample " + sample);
             };
         } catch (UsageException e) {
@@ -243,6 +248,24 @@ public final class Main {
                 files), system -> "(transport " + transportOption + (UringExtension.get(system).backend() == Backend.JDK
                         && transport == PekkoHttpServer.Transport.URING ? ", JDK backend: over Pekko IO" : "")
                 + ")", started);
+    }
+
+    /** The reverse proxy: {@code --upstream} is needed, as HOST:PORT. */
+    private static int proxy(String[] args, Consumer<ActorSystem<?>> started) {
+        String upstreamOption = option(args, "--upstream", null);
+        if (upstreamOption == null) {
+            throw new UsageException("proxy needs --upstream HOST:PORT");
+        }
+        InetSocketAddress upstream = hostPort("--upstream", upstreamOption);
+        String transportOption = option(args, "--transport", "uring");
+        ProxyServer.Transport transport = switch (transportOption) {
+            case "uring" -> ProxyServer.Transport.URING;
+            case "pekko" -> ProxyServer.Transport.PEKKO;
+            default -> throw new UsageException("--transport " + transportOption + ": uring or pekko");
+        };
+        return serve("proxy", args, 8080, (address, bound) -> ProxyServer.create(address, bound, transport, upstream),
+                system -> "(upstream " + upstreamOption + ", transport " + transportOption + ", " + rings(system)
+                        + "); Ctrl-C stops it", started);
     }
 
     /**

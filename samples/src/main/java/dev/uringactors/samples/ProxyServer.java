@@ -1,0 +1,124 @@
+package dev.uringactors.samples;
+
+import dev.uringactors.actors.tcp.TcpProtocol;
+import dev.uringactors.http.UringHttp;
+import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.event.LoggingAdapter;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBuilder;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.Uri;
+import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
+import org.apache.pekko.stream.BufferOverflowException;
+import org.apache.pekko.stream.Materializer;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A reverse proxy: every request goes on to the upstream through Pekko HTTP's host connection pool, and its
+ * response streams back. On {@link Transport#URING} both sides are on the rings (the server through
+ * {@link UringHttp}, the pool through its client transport); on {@link Transport#PEKKO} both on Pekko's own TCP.
+ * Bounded by the pool ({@code pekko.http.host-connection-pool.max-connections} and {@code max-open-requests}: a
+ * request beyond them is answered 503); an upstream that refuses or fails is answered 502 Bad Gateway, and one
+ * that has not answered within {@code samples.proxy.upstream-timeout} 504 Gateway Timeout.
+ */
+public final class ProxyServer {
+    /** Which TCP the proxy runs on, as a server and as a client. */
+    public enum Transport { URING, PEKKO }
+
+    /** Headers of one hop (RFC 9110, 7.6.1), not passed on; Pekko models Connection and Transfer-Encoding. */
+    private static final Set<String> HOP_BY_HOP = Set.of("keep-alive", "proxy-connection", "te", "trailer",
+            "upgrade", "proxy-authorization", "proxy-authenticate", "host", "timeout-access");
+
+    private final Http http;
+    private final ConnectionPoolSettings pool;
+    private final Materializer materializer;
+    private final LoggingAdapter log;
+    private final InetSocketAddress upstream;
+    private final Duration upstreamTimeout;
+
+    private ProxyServer(ClassicActorSystemProvider system, Transport transport, InetSocketAddress upstream,
+                        Duration upstreamTimeout) {
+        this.http = Http.get(system);
+        this.pool = transport == Transport.URING ? UringHttp.get(system).connectionPoolSettings()
+                : ConnectionPoolSettings.create(system.classicSystem());
+        this.materializer = Materializer.matFromSystem(system);
+        this.log = system.classicSystem().log();
+        this.upstream = upstream;
+        this.upstreamTimeout = upstreamTimeout;
+    }
+
+    /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
+    public static Behavior<TcpProtocol.Event> create(InetSocketAddress address,
+                                                     CompletableFuture<InetSocketAddress> bound,
+                                                     Transport transport, InetSocketAddress upstream) {
+        return Behaviors.setup(ctx -> {
+            Duration timeout = ctx.getSystem().settings().config().getDuration("samples.proxy.upstream-timeout");
+            ProxyServer proxy = new ProxyServer(ctx.getSystem(), transport, upstream, timeout);
+            String host = address.getAddress().getHostAddress();
+            ServerBuilder server = transport == Transport.URING
+                    ? UringHttp.get(ctx.getSystem()).newServerAt(host, address.getPort())
+                    : Http.get(ctx.getSystem()).newServerAt(host, address.getPort());
+            server.bind(proxy::forward).whenComplete((binding, failure) -> {
+                if (failure != null) {
+                    bound.completeExceptionally(failure);
+                } else {
+                    binding.addToCoordinatedShutdown(Duration.ofSeconds(5), ctx.getSystem());
+                    bound.complete(binding.localAddress());
+                }
+            });
+            return Behaviors.empty();
+        });
+    }
+
+    /** The request, sent on to the upstream; its response, or the status that says why there is none. */
+    CompletionStage<HttpResponse> forward(HttpRequest request) {
+        Uri uri = request.getUri().scheme("http").host(upstream.getHostString()).port(upstream.getPort());
+        HttpRequest onward = request.withUri(uri).withHeaders(withoutHopByHop(request.getHeaders()));
+        CompletableFuture<HttpResponse> answer = http.singleRequest(onward, http.defaultClientHttpsContext(), pool,
+                log).toCompletableFuture();
+        return answer.thenApply(r -> r.withHeaders(withoutHopByHop(r.getHeaders())))
+                .orTimeout(upstreamTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionally(failure -> {
+                    // A response that comes after the 504 was sent holds a pool connection until it is read.
+                    answer.thenAccept(late -> late.discardEntityBytes(materializer));
+                    return failed(failure instanceof CompletionException ? failure.getCause() : failure);
+                });
+    }
+
+    private HttpResponse failed(Throwable cause) {
+        StatusCode status = cause instanceof TimeoutException ? StatusCodes.GATEWAY_TIMEOUT
+                : cause instanceof BufferOverflowException ? StatusCodes.SERVICE_UNAVAILABLE
+                : StatusCodes.BAD_GATEWAY;
+        String why = status == StatusCodes.GATEWAY_TIMEOUT ? "no answer within " + upstreamTimeout
+                : status == StatusCodes.SERVICE_UNAVAILABLE ? "too many requests waiting for the upstream"
+                : String.valueOf(cause.getMessage());
+        return HttpResponse.create().withStatus(status).withEntity("upstream " + upstream.getHostString() + ":"
+                + upstream.getPort() + ": " + why + "\n");
+    }
+
+    private static Iterable<HttpHeader> withoutHopByHop(Iterable<HttpHeader> headers) {
+        List<HttpHeader> kept = new ArrayList<>();
+        for (HttpHeader h : headers) {
+            if (!HOP_BY_HOP.contains(h.lowercaseName())) {
+                kept.add(h);
+            }
+        }
+        return kept;
+    }
+}
