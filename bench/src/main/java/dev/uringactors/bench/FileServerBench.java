@@ -38,6 +38,7 @@ final class FileServerBench {
             random.nextBytes(data);
             Files.write(root.resolve(name(size)), data);
         }
+        HttpLoad.openToNginx(dir, root);
         int nginxPort = 18180;
         Files.writeString(dir.resolve("nginx.conf"), nginxConfig(dir, root, nginxPort));
         List<Process> started = new ArrayList<>();

@@ -31,12 +31,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcBench {
     private static final String[] TRANSPORTS = {"uring", "pekko"};
-    /**
-     * pekko-grpc's Java API hands each call's stages to the JDK's default async executor (Scala's Java futures run
-     * even plain callbacks there). Where the JVM sees two CPUs or fewer that executor starts a new thread per
-     * task; that cost is the same on both transports and larger than either, so both servers get a common pool.
-     */
-    private static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
 
     private static final String BATCH_POOL_THREADS = "-Djava.util.concurrent.ForkJoinPool.common.threadFactory="
             + BatchScheduledWorkerThreads.class.getName();
@@ -78,7 +72,7 @@ final class GrpcBench {
         Path body = Files.write(Files.createTempFile("grpc-call", ".bin"), UnaryCallLoop.frame(bytes));
         try {
             for (String transport : TRANSPORTS) {
-                List<String> command = new ArrayList<>(List.of("taskset", "-c", "1", "java", COMMON_POOL_OF_TWO,
+                List<String> command = new ArrayList<>(List.of("taskset", "-c", "1", "java", HttpLoad.COMMON_POOL_OF_TWO,
                         "-Dpekko.http.server.http2.min-collect-strict-entity-size=" + collectStrict));
                 if (batchPool) {
                     command.add(BATCH_POOL_THREADS);

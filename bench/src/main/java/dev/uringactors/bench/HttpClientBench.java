@@ -21,13 +21,6 @@ import java.util.Locale;
  * CPU was (near 100%: the upstream, not the client, set the rate).
  */
 final class HttpClientBench {
-    /**
-     * The JDK's default async executor runs what the Java API's futures chain (Scala's Java futures run even plain
-     * callbacks there); in a JVM that sees one CPU it starts a thread per task, which cost both clients a fifth of
-     * their CPU: each gets a common pool of two instead, as the grpc benchmark's servers do.
-     */
-    private static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
-
     private HttpClientBench() {
     }
 
@@ -50,7 +43,7 @@ final class HttpClientBench {
             List<Client> clients = new ArrayList<>();
             List<Process> clientProcesses = new ArrayList<>();
             for (String transport : new String[] {"uring", "pekko"}) {
-                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java", COMMON_POOL_OF_TWO, "-jar", benchJar,
+                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java", HttpLoad.COMMON_POOL_OF_TWO, "-jar", benchJar,
                         "http-client-run",
                         "--transport", transport, "--url", url, "--connections", String.valueOf(connections),
                         "--concurrency", String.valueOf(concurrency)));

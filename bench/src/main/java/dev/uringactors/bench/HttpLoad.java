@@ -9,6 +9,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.FileSystemException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -31,6 +32,15 @@ final class HttpLoad {
     private static final double LOAD_BOUND = 0.9;
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
+    /**
+     * A common pool of two threads for a JVM measured on one CPU. The JDK's default async executor runs what Pekko's
+     * Java API futures chain (Scala's Java futures run even plain callbacks there: pekko-grpc's calls, Pekko HTTP's
+     * {@code singleRequest}); where the common pool has fewer than two threads, as in a JVM that sees two CPUs or
+     * fewer, it starts a thread per task instead, which cost a pinned JVM a fifth of its CPU and more. The same for
+     * the rings' JVM and Pekko's.
+     */
+    static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
+
     private HttpLoad() {
     }
 
@@ -45,6 +55,16 @@ final class HttpLoad {
             }
         }
         throw new IllegalArgumentException(program + " not found: apt-get install " + packages);
+    }
+
+    /**
+     * Lets nginx's worker, which runs as another user when nginx is started by root, into {@code dirs} (made with
+     * {@code Files.createTempDirectory}, they are the owner's alone): rwxr-xr-x.
+     */
+    static void openToNginx(Path... dirs) throws IOException {
+        for (Path dir : dirs) {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
     }
 
     static void requireSampleJar(String sampleJar) {

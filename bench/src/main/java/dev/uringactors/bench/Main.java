@@ -57,6 +57,9 @@ public final class Main {
                           [--sample-jar J]
                   Pekko HTTP's client (singleRequest through a pool) on the rings' transport vs on Pekko's own, GET /
                   of the http sample on CPU 1; the clients on CPU 0: requests/s and client CPU a request
+              proxy [--seconds 6] [--rounds 3] [--warmup 20] [--sample-jar J]
+                  the proxy sample on the rings vs on Pekko's own TCP vs nginx proxy_pass, in front of nginx serving
+                  a small file (apt-get install nginx wrk); proxies on CPU 1, upstream and wrk -c64 on CPU 0
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -91,6 +94,7 @@ public final class Main {
                 case "grpc-server" -> GrpcServer.main(args);
                 case "http-client" -> HttpClientBench.main(args);
                 case "http-client-run" -> HttpClientRun.main(args);
+                case "proxy" -> ProxyBench.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);

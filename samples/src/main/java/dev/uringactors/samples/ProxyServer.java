@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import com.typesafe.config.Config;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.http.UringHttp;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
@@ -33,9 +34,10 @@ import java.util.concurrent.TimeoutException;
  * A reverse proxy: every request goes on to the upstream through Pekko HTTP's host connection pool, and its
  * response streams back. On {@link Transport#URING} both sides are on the rings (the server through
  * {@link UringHttp}, the pool through its client transport); on {@link Transport#PEKKO} both on Pekko's own TCP.
- * Bounded by the pool ({@code pekko.http.host-connection-pool.max-connections} and {@code max-open-requests}: a
- * request beyond them is answered 503); an upstream that refuses or fails is answered 502 Bad Gateway, and one
- * that has not answered within {@code samples.proxy.upstream-timeout} 504 Gateway Timeout.
+ * Bounded by the pool ({@code samples.proxy.max-connections} to the upstream, {@code max-open-requests} waiting
+ * for one: a request beyond them is answered 503); an upstream that refuses or fails is answered 502 Bad Gateway,
+ * and one that has not answered within {@code samples.proxy.upstream-timeout} 504 Gateway Timeout. The rest of
+ * the pool's settings are Pekko's ({@code pekko.http.host-connection-pool}).
  */
 public final class ProxyServer {
     /** Which TCP the proxy runs on, as a server and as a client. */
@@ -52,15 +54,17 @@ public final class ProxyServer {
     private final InetSocketAddress upstream;
     private final Duration upstreamTimeout;
 
-    private ProxyServer(ClassicActorSystemProvider system, Transport transport, InetSocketAddress upstream,
-                        Duration upstreamTimeout) {
+    private ProxyServer(ClassicActorSystemProvider system, Transport transport, InetSocketAddress upstream) {
+        Config settings = system.classicSystem().settings().config().getConfig("samples.proxy");
         this.http = Http.get(system);
-        this.pool = transport == Transport.URING ? UringHttp.get(system).connectionPoolSettings()
-                : ConnectionPoolSettings.create(system.classicSystem());
+        this.pool = (transport == Transport.URING ? UringHttp.get(system).connectionPoolSettings()
+                : ConnectionPoolSettings.create(system.classicSystem()))
+                .withMaxConnections(settings.getInt("max-connections"))
+                .withMaxOpenRequests(settings.getInt("max-open-requests"));
         this.materializer = Materializer.matFromSystem(system);
         this.log = system.classicSystem().log();
         this.upstream = upstream;
-        this.upstreamTimeout = upstreamTimeout;
+        this.upstreamTimeout = settings.getDuration("upstream-timeout");
     }
 
     /** Binds {@code address}; {@code bound} completes with the address, or with the bind's failure. */
@@ -68,8 +72,7 @@ public final class ProxyServer {
                                                      CompletableFuture<InetSocketAddress> bound,
                                                      Transport transport, InetSocketAddress upstream) {
         return Behaviors.setup(ctx -> {
-            Duration timeout = ctx.getSystem().settings().config().getDuration("samples.proxy.upstream-timeout");
-            ProxyServer proxy = new ProxyServer(ctx.getSystem(), transport, upstream, timeout);
+            ProxyServer proxy = new ProxyServer(ctx.getSystem(), transport, upstream);
             String host = address.getAddress().getHostAddress();
             ServerBuilder server = transport == Transport.URING
                     ? UringHttp.get(ctx.getSystem()).newServerAt(host, address.getPort())

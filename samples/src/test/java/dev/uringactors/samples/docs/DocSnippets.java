@@ -21,7 +21,10 @@ import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.OutgoingConnection;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.pattern.StatusReply;
@@ -59,6 +62,25 @@ final class DocSnippets {
             UringHttp.get(system).newServerAt("127.0.0.1", 8080).bind(route);   // was: Http.get(system).newServerAt(...)
         // end
         return binding;
+    }
+
+    static CompletionStage<HttpResponse> client(ActorSystem<?> system, String uri) {
+        // snippet:pekko-http-client
+        Http http = Http.get(system);
+        CompletionStage<HttpResponse> response = http.singleRequest(HttpRequest.GET(uri),
+            http.defaultClientHttpsContext(), UringHttp.get(system).connectionPoolSettings(), system.classicSystem().log());
+        // end
+        return response;
+    }
+
+    static Flow<HttpRequest, HttpResponse, CompletionStage<OutgoingConnection>> http2(ActorSystem<?> system) {
+        // snippet:pekko-http2-client
+        Flow<HttpRequest, HttpResponse, CompletionStage<OutgoingConnection>> connection =
+            Http.get(system).connectionTo("127.0.0.1").toPort(8443)
+                .withClientConnectionSettings(UringHttp.get(system).clientConnectionSettings())
+                .http2();                                             // h2 by ALPN; or http2WithPriorKnowledge()
+        // end
+        return connection;
     }
 
     static void files(ActorSystem<?> system, Path path, Path source, Path target) {
