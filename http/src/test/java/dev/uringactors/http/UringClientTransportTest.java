@@ -113,6 +113,7 @@ class UringClientTransportTest {
         ConnectionPoolSettings pool = own.pool("");
         await(own.get("http://127.0.0.1:" + port + "/", pool).thenCompose(own::body)); // the threads it needs
         int threadsBefore = threads();
+        long rssBefore = rssKib();
         AtomicInteger done = new AtomicInteger();
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
@@ -144,8 +145,11 @@ class UringClientTransportTest {
         sockets.assertNoneNew("the pool's and the upstream's sockets");
         kit.shutdownTestKit();
         int threadsAfter = threads();
-        // A thread per connection would show: the pool opened hundreds of them over the restart.
+        long rssAfter = rssKib();
+        // A thread per connection would show: the pool opened hundreds of them over the restart. So would native
+        // memory kept per connection or request (the heap may grow some, and is bounded by -Xmx).
         assertTrue(threadsAfter <= threadsBefore + 24, "threads " + threadsBefore + " -> " + threadsAfter);
+        assertTrue(rssAfter - rssBefore < 256 * 1024, "RSS " + rssBefore + " -> " + rssAfter + " KiB");
     }
 
     @Test
@@ -421,6 +425,16 @@ class UringClientTransportTest {
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
             return (int) tasks.count();
         }
+    }
+
+    /** This process's resident set ({@code VmRSS} of {@code /proc/self/status}), in KiB. */
+    private static long rssKib() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        throw new IllegalStateException("no VmRSS in /proc/self/status");
     }
 
     private static <T> T await(CompletionStage<T> stage) throws Exception {
