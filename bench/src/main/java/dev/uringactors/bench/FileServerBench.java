@@ -94,12 +94,7 @@ final class FileServerBench {
     }
 
     private static String nginxConfig(Path dir, Path root, int port) {
-        return """
-                worker_processes 1;
-                daemon off;
-                pid %1$s/nginx.pid;
-                error_log %1$s/error.log;
-                events { worker_connections 4096; }
+        return HttpLoad.nginxMain(dir) + """
                 http {
                   access_log off;
                   sendfile on;

@@ -67,6 +67,17 @@ final class HttpLoad {
         }
     }
 
+    /** The top of an nginx configuration: one worker, in the foreground, its pid and error log in {@code dir}. */
+    static String nginxMain(Path dir) {
+        return """
+                worker_processes 1;
+                daemon off;
+                pid %1$s/nginx.pid;
+                error_log %1$s/error.log;
+                events { worker_connections 4096; }
+                """.formatted(dir);
+    }
+
     static void requireSampleJar(String sampleJar) {
         if (!Files.isRegularFile(Path.of(sampleJar))) {
             throw new IllegalArgumentException(sampleJar + " is missing: build with mvn -B -DskipTests package");

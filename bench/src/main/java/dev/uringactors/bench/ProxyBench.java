@@ -96,7 +96,7 @@ final class ProxyBench {
     }
 
     private static String upstreamConfig(Path dir, Path root) {
-        return common(dir) + """
+        return HttpLoad.nginxMain(dir) + """
                 http {
                   access_log off;
                   keepalive_requests 100000;
@@ -106,7 +106,7 @@ final class ProxyBench {
     }
 
     private static String proxyConfig(Path dir) {
-        return common(dir) + """
+        return HttpLoad.nginxMain(dir) + """
                 http {
                   access_log off;
                   keepalive_requests 100000;
@@ -126,16 +126,5 @@ final class ProxyBench {
                   scgi_temp_path %3$s;
                 }
                 """.formatted(UPSTREAM_PORT, NGINX_PROXY_PORT, dir);
-    }
-
-    /** One worker, in the foreground, its files in {@code dir}. */
-    private static String common(Path dir) {
-        return """
-                worker_processes 1;
-                daemon off;
-                pid %1$s/nginx.pid;
-                error_log %1$s/error.log;
-                events { worker_connections 4096; }
-                """.formatted(dir);
     }
 }
