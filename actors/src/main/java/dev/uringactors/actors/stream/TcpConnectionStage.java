@@ -93,7 +93,7 @@ final class TcpConnectionStage extends AbstractGraphStageWithMaterializedValue<F
         private final ArrayDeque<ByteString> received = new ArrayDeque<>();
         private ActorRef<ConnectionCommand> connection;
         private ActorRef<Event> self;
-        /** The outgoing connection's Connect, as asked (CommandFailed names it), or null. */
+        /** The outgoing connection's Connect as the flow was made (its address may be a name), or null. */
         private TcpProtocol.Connect connect;
         /** The bytes of the write awaiting its acknowledgement; 0 when none does. */
         private long unacknowledgedBytes;
