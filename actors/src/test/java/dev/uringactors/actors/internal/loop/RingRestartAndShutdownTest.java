@@ -156,6 +156,10 @@ class RingRestartAndShutdownTest {
             Rings rings = IoBackends.rings(shortTurns.system());
             ActorRef<RingProtocol.Command> files = UringFiles.get(shortTurns.system()).ring(0);
             TestProbe<StatusReply<Done>> nop = shortTurns.createTestProbe();
+            // The file actor starts through the system's guardian, on another thread: once it has answered, it
+            // runs, and what is told it below goes straight to its mailbox on the ring.
+            files.tell(new RingProtocol.Nop(nop.getRef()));
+            assertTrue(nop.receiveMessage(Duration.ofSeconds(5)).isSuccess());
             RingLoop loop = rings.loop(0);
             loop.execute(() -> {
                 rings.shutdown(); // on the ring's thread: the loop sees it once this turn ends
