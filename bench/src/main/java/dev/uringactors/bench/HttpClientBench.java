@@ -18,7 +18,8 @@ import java.util.Locale;
  * of the {@code http} sample (a 13-byte hello, on the rings) pinned to CPU 1. The two clients are JVMs of their
  * own, both pinned to CPU 0, warmed up ({@code --warmup} seconds each), then measured in turn, each once both are
  * quiet; a round gives each client's responses a second, its CPU time a response, and how busy the upstream's
- * CPU was (near 100%: the upstream, not the client, set the rate).
+ * CPU was (near 100%: the upstream, not the client, set the rate). With {@code --backend jdk} the rings' client
+ * runs on the JDK backend, this library's connections over Pekko IO.
  */
 final class HttpClientBench {
     private HttpClientBench() {
@@ -31,6 +32,7 @@ final class HttpClientBench {
         int connections = args.intValue("connections", 64);
         int concurrency = args.intValue("concurrency", 128);
         String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String backend = args.string("backend", "io-uring");
         HttpLoad.requireSampleJar(sampleJar);
         String benchJar = Path.of(HttpClientBench.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 .toString();
@@ -43,16 +45,16 @@ final class HttpClientBench {
             List<Client> clients = new ArrayList<>();
             List<Process> clientProcesses = new ArrayList<>();
             for (String transport : new String[] {"uring", "pekko"}) {
-                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java", HttpLoad.COMMON_POOL_OF_TWO, "-jar", benchJar,
-                        "http-client-run",
+                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java", HttpLoad.COMMON_POOL_OF_TWO,
+                        "-During.backend=" + backend, "-jar", benchJar, "http-client-run",
                         "--transport", transport, "--url", url, "--connections", String.valueOf(connections),
                         "--concurrency", String.valueOf(concurrency)));
                 started.add(p);
                 clientProcesses.add(p);
                 clients.add(new Client(p));
             }
-            System.out.printf("http client GET %s, pool of %d, %d in flight: uring vs pekko transport; %d rounds of "
-                    + "%d s%n", url, connections, concurrency, rounds, seconds);
+            System.out.printf("http client GET %s, pool of %d, %d in flight: uring (backend %s) vs pekko transport; "
+                    + "%d rounds of %d s%n", url, connections, concurrency, backend, rounds, seconds);
             for (Client c : clients) {
                 c.run(warmup); // the JIT's warm-up
             }
@@ -78,7 +80,7 @@ final class HttpClientBench {
                     HttpLoad.median(rates[1]), HttpLoad.median(cpuMicros[0]), HttpLoad.median(cpuMicros[1]));
             System.out.println("http client pool of " + connections + ": " + medians.summary("req/s", "request")
                     .replace("server CPU", "client CPU"));
-            FigureRecorder recorder = args.figures("http-client");
+            FigureRecorder recorder = args.figures("http-client" + (backend.equals("jdk") ? "-jdk-backend" : ""));
             recorder.record("uring-actors", "connections", connections, "requests/s", medians.ours());
             recorder.record("pekko-tcp", "connections", connections, "requests/s", medians.pekko());
         } finally {

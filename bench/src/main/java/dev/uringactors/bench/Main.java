@@ -54,7 +54,7 @@ public final class Main {
                   --collect-strict B: both servers' pekko.http.server.http2.min-collect-strict-entity-size;
                   --client h2load: h2load -c16 -m32 posts the calls (apt-get install nghttp2-client)
               http-client [--seconds 6] [--rounds 3] [--connections 64] [--concurrency 128] [--warmup 20]
-                          [--sample-jar J]
+                          [--sample-jar J] [--backend io-uring|jdk]
                   Pekko HTTP's client (singleRequest through a pool) on the rings' transport vs on Pekko's own, GET /
                   of the http sample on CPU 1; the clients on CPU 0: requests/s and client CPU a request
               proxy [--seconds 6] [--rounds 3] [--warmup 20] [--sample-jar J]

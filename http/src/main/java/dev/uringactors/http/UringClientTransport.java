@@ -1,7 +1,10 @@
 package dev.uringactors.http;
 
+import dev.uringactors.actors.UringExtension;
+import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.actor.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.ClientTransport;
 import org.apache.pekko.http.javadsl.OutgoingConnection;
 import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
@@ -26,8 +29,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Set it with {@code ConnectionPoolSettings.withTransport} or {@code ClientConnectionSettings.withTransport},
  * or take settings with it set from {@link UringHttp#connectionPoolSettings()} and
  * {@link UringHttp#clientConnectionSettings()}. Pekko HTTP has no setting that names a transport, so the system's
- * default pool settings keep Pekko's own. Under the JDK backend the connections are this library's over Pekko IO,
- * as {@code UringTcp}'s are.
+ * default pool settings keep Pekko's own. Under the JDK backend, where no ring runs, it is Pekko's own transport.
  */
 public final class UringClientTransport extends ClientTransport {
     private static final UringClientTransport INSTANCE = new UringClientTransport();
@@ -43,6 +45,12 @@ public final class UringClientTransport extends ClientTransport {
     @Override
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> connectTo(
             String host, int port, ClientConnectionSettings settings, ActorSystem system) {
+        UringExtension.get(Adapter.toTyped(system)); // as every entry point: the system's rings start now
+        if (IoBackends.get(Adapter.toTyped(system)).runningRings() == 0) {
+            // No ring runs (the JDK backend): this library's connections over Pekko IO would only cost more than
+            // Pekko's own transport does (0.82x its requests a second in the http-client benchmark).
+            return ClientTransport.TCP().connectTo(host, port, settings, system);
+        }
         Duration idle = settings.getIdleTimeout();
         return UringTcp.get(system)
                 .outgoingConnection(InetSocketAddress.createUnresolved(host, port), settings.getLocalAddress(),
