@@ -45,14 +45,15 @@ public final class UringClientTransport extends ClientTransport {
     @Override
     public Flow<ByteString, ByteString, CompletionStage<OutgoingConnection>> connectTo(
             String host, int port, ClientConnectionSettings settings, ActorSystem system) {
-        UringExtension.get(Adapter.toTyped(system)); // as every entry point: the system's rings start now
-        if (IoBackends.get(Adapter.toTyped(system)).runningRings() == 0) {
+        org.apache.pekko.actor.typed.ActorSystem<?> typed = Adapter.toTyped(system);
+        UringExtension.get(typed); // as every entry point: the system's rings start now
+        if (IoBackends.get(typed).runningRings() == 0) {
             // No ring runs (the JDK backend): this library's connections over Pekko IO would only cost more than
             // Pekko's own transport does (0.82x its requests a second in the http-client benchmark).
             return ClientTransport.TCP().connectTo(host, port, settings, system);
         }
         Duration idle = settings.getIdleTimeout();
-        return UringTcp.get(system)
+        return UringTcp.get(typed)
                 .outgoingConnection(InetSocketAddress.createUnresolved(host, port), settings.getLocalAddress(),
                         settings.getSocketOptions(), true,
                         Optional.of(java.time.Duration.ofNanos(settings.getConnectingTimeout().toNanos())),

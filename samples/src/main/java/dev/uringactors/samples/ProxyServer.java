@@ -43,8 +43,11 @@ public final class ProxyServer {
     /** Which TCP the proxy runs on, as a server and as a client. */
     public enum Transport { URING, PEKKO }
 
-    /** Headers of one hop (RFC 9110, 7.6.1), not passed on; Pekko models Connection and Transfer-Encoding. */
-    private static final Set<String> HOP_BY_HOP = Set.of("keep-alive", "proxy-connection", "te", "trailer",
+    /**
+     * Headers not passed on: those of one hop (RFC 9110, 7.6.1; Pekko models Connection and Transfer-Encoding
+     * itself), the client's Host (the upstream's authority goes instead), and Pekko's synthetic Timeout-Access.
+     */
+    private static final Set<String> NOT_PASSED_ON = Set.of("keep-alive", "proxy-connection", "te", "trailer",
             "upgrade", "proxy-authorization", "proxy-authenticate", "host", "timeout-access");
 
     private final Http http;
@@ -92,10 +95,10 @@ public final class ProxyServer {
     /** The request, sent on to the upstream; its response, or the status that says why there is none. */
     CompletionStage<HttpResponse> forward(HttpRequest request) {
         Uri uri = request.getUri().scheme("http").host(upstream.getHostString()).port(upstream.getPort());
-        HttpRequest onward = request.withUri(uri).withHeaders(withoutHopByHop(request.getHeaders()));
+        HttpRequest onward = request.withUri(uri).withHeaders(passedOn(request.getHeaders()));
         CompletableFuture<HttpResponse> answer = http.singleRequest(onward, http.defaultClientHttpsContext(), pool,
                 log).toCompletableFuture();
-        return answer.thenApply(r -> r.withHeaders(withoutHopByHop(r.getHeaders())))
+        return answer.thenApply(r -> r.withHeaders(passedOn(r.getHeaders())))
                 .orTimeout(upstreamTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .exceptionally(failure -> {
                     // A response that comes after the 504 was sent holds a pool connection until it is read.
@@ -115,10 +118,10 @@ public final class ProxyServer {
                 + upstream.getPort() + ": " + why + "\n");
     }
 
-    private static Iterable<HttpHeader> withoutHopByHop(Iterable<HttpHeader> headers) {
+    private static Iterable<HttpHeader> passedOn(Iterable<HttpHeader> headers) {
         List<HttpHeader> kept = new ArrayList<>();
         for (HttpHeader h : headers) {
-            if (!HOP_BY_HOP.contains(h.lowercaseName())) {
+            if (!NOT_PASSED_ON.contains(h.lowercaseName())) {
                 kept.add(h);
             }
         }

@@ -103,22 +103,20 @@ class ProxyServerTest {
     @ParameterizedTest
     @EnumSource(ProxyServer.Transport.class)
     void aRequestIsAnsweredByTheUpstream(ProxyServer.Transport t) throws Exception {
-        HttpResponse<String> r = send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/?q=1")),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = fetch(proxies.get(t), "/?q=1", HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
         assertEquals("upstream says hi", r.body());
-        assertEquals(404, send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/missing")),
-                HttpResponse.BodyHandlers.ofString()).statusCode(), "the upstream's own status passes through");
+        assertEquals(404, fetch(proxies.get(t), "/missing", HttpResponse.BodyHandlers.ofString()).statusCode(),
+                "the upstream's own status passes through");
     }
 
     @ParameterizedTest
     @EnumSource(ProxyServer.Transport.class)
     void largeBodiesPassBothWays(ProxyServer.Transport t) throws Exception {
-        HttpResponse<byte[]> big = send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/big")),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> big = fetch(proxies.get(t), "/big", HttpResponse.BodyHandlers.ofByteArray());
         assertArrayEquals(BIG, big.body());
         byte[] posted = bytes(3 << 20, 9);
-        HttpResponse<byte[]> echoed = send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/echo"))
+        HttpResponse<byte[]> echoed = send(HttpRequest.newBuilder(uri(proxies.get(t), "/echo"))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(posted)), HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, echoed.statusCode());
         assertArrayEquals(posted, echoed.body());
@@ -127,8 +125,7 @@ class ProxyServerTest {
     @ParameterizedTest
     @EnumSource(ProxyServer.Transport.class)
     void anUpstreamThatRefusesIsABadGateway(ProxyServer.Transport t) throws Exception {
-        HttpResponse<String> r = send(toNowhere.get(t), HttpRequest.newBuilder(uri(toNowhere.get(t), "/")),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = fetch(toNowhere.get(t), "/", HttpResponse.BodyHandlers.ofString());
         assertEquals(502, r.statusCode());
         assertTrue(r.body().startsWith("upstream 127.0.0.1:"), r.body());
     }
@@ -137,17 +134,20 @@ class ProxyServerTest {
     @EnumSource(ProxyServer.Transport.class)
     void anUpstreamThatDoesNotAnswerIsAGatewayTimeout(ProxyServer.Transport t) throws Exception {
         long start = System.nanoTime();
-        HttpResponse<String> r = send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/silent")),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = fetch(proxies.get(t), "/silent", HttpResponse.BodyHandlers.ofString());
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(504, r.statusCode());
         assertTrue(tookMs >= 900, "answered after " + tookMs + " ms");
-        assertEquals(200, send(proxies.get(t), HttpRequest.newBuilder(uri(proxies.get(t), "/")),
-                HttpResponse.BodyHandlers.ofString()).statusCode(), "the proxy serves on");
+        assertEquals(200, fetch(proxies.get(t), "/", HttpResponse.BodyHandlers.ofString()).statusCode(),
+                "the proxy serves on");
     }
 
-    private <T> HttpResponse<T> send(RunningServer proxy, HttpRequest.Builder request,
-                                     HttpResponse.BodyHandler<T> body) throws Exception {
+    private <T> HttpResponse<T> fetch(RunningServer proxy, String path, HttpResponse.BodyHandler<T> body)
+            throws Exception {
+        return send(HttpRequest.newBuilder(uri(proxy, path)), body);
+    }
+
+    private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) throws Exception {
         return client.send(request.timeout(Duration.ofSeconds(30)).build(), body);
     }
 
