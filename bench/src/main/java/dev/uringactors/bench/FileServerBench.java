@@ -43,8 +43,9 @@ final class FileServerBench {
         Files.writeString(dir.resolve("nginx.conf"), nginxConfig(dir, root, nginxPort));
         List<Process> started = new ArrayList<>();
         try {
-            started.add(HttpLoad.start(List.of("taskset", "-c", "1", nginx, "-c",
-                    dir.resolve("nginx.conf").toString())));
+            Process nginxProcess = HttpLoad.start(List.of("taskset", "-c", "1", nginx, "-c",
+                    dir.resolve("nginx.conf").toString()));
+            started.add(nginxProcess);
             Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java",
                     "-During.tcp.splice-threshold=" + spliceThreshold, "-jar", sampleJar,
                     "files", "--root", root.toString(), "--port", "0"));
@@ -61,14 +62,24 @@ final class FileServerBench {
                 HttpLoad.wrk(wrk, uring + name(size), seconds);
             }
             double[][] figures = new double[4][rounds]; // 4k uring, 4k nginx, 1m uring, 1m nginx
+            ServerCost.PerOperation[][] costs = new ServerCost.PerOperation[4][rounds];
+            List<Process> servers = List.of(sample, nginxProcess, sample, nginxProcess);
+            List<String> urls = List.of(uring + name(SMALL), ngx + name(SMALL), uring + name(LARGE),
+                    ngx + name(LARGE));
             for (int r = 0; r < rounds; r++) {
-                figures[0][r] = HttpLoad.wrk(wrk, uring + name(SMALL), seconds);
-                figures[1][r] = HttpLoad.wrk(wrk, ngx + name(SMALL), seconds);
-                figures[2][r] = HttpLoad.wrk(wrk, uring + name(LARGE), seconds) * LARGE / 1e6;
-                figures[3][r] = HttpLoad.wrk(wrk, ngx + name(LARGE), seconds) * LARGE / 1e6;
+                for (int i = 0; i < 4; i++) {
+                    ServerCost cost = i % 2 == 0 ? ServerCost.ofJvm(servers.get(i))
+                            : ServerCost.ofNative(servers.get(i));
+                    double requestsPerSecond = HttpLoad.wrk(wrk, urls.get(i), seconds);
+                    costs[i][r] = cost.per(requestsPerSecond * seconds);
+                    figures[i][r] = i < 2 ? requestsPerSecond : requestsPerSecond * LARGE / 1e6;
+                }
                 System.out.printf(Locale.ROOT, "round %d: 4k uring %.0f req/s nginx %.0f req/s (%.2fx), "
                                 + "1m uring %.0f MB/s nginx %.0f MB/s (%.2fx)%n", r + 1, figures[0][r], figures[1][r],
                         figures[0][r] / figures[1][r], figures[2][r], figures[3][r], figures[2][r] / figures[3][r]);
+                System.out.printf("  a request: 4k uring %s, nginx %s; 1m uring %s, nginx %s%n",
+                        costs[0][r].describe(), costs[1][r].describe(), costs[2][r].describe(),
+                        costs[3][r].describe());
             }
             System.out.printf(Locale.ROOT, "file-server c64: 4k uring %.0f req/s nginx %.0f req/s, "
                             + "1m uring %.0f MB/s nginx %.0f MB/s%n", HttpLoad.median(figures[0]),

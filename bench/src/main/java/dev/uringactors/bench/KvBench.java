@@ -52,7 +52,8 @@ final class KvBench {
                     Files.createDirectories(dir.resolve("redis")).toString()));
             redis.addAll(durable ? List.of("--appendonly", "yes", "--appendfsync", "always")
                     : List.of("--appendonly", "no"));
-            started.add(HttpLoad.start(redis));
+            Process redisProcess = HttpLoad.start(redis);
+            started.add(redisProcess);
             List<String> kv = new ArrayList<>(List.of("taskset", "-c", "1", "java", "-jar", sampleJar, "kv",
                     "--port", "0"));
             if (durable) {
@@ -71,9 +72,18 @@ final class KvBench {
             FigureRecorder recorder = args.figures(durable ? "kv-aof" : "kv");
             for (int pipeline : durable ? new int[] {1} : new int[] {1, 16}) {
                 double[][] figures = new double[4][rounds]; // set kv, set redis, get kv, get redis
+                double[][] costs = new double[4][rounds]; // kv CPU, kv ring bytes, kv all bytes, redis CPU
                 for (int r = 0; r < rounds; r++) {
+                    ServerCost oursCost = ServerCost.ofJvm(sample);
                     double[] ours = run(redisBenchmark, kvPort, requests, pipeline, true);
+                    ServerCost.PerOperation oursPer = oursCost.per(2.0 * requests); // a SET and a GET run each
+                    ServerCost theirsCost = ServerCost.ofNative(redisProcess);
                     double[] theirs = run(redisBenchmark, redisPort, requests, pipeline, true);
+                    ServerCost.PerOperation theirsPer = theirsCost.per(2.0 * requests);
+                    costs[0][r] = oursPer.cpuMicros();
+                    costs[1][r] = oursPer.ringBytes();
+                    costs[2][r] = oursPer.allBytes();
+                    costs[3][r] = theirsPer.cpuMicros();
                     figures[0][r] = ours[0];
                     figures[1][r] = theirs[0];
                     figures[2][r] = ours[1];
@@ -81,6 +91,8 @@ final class KvBench {
                     System.out.printf(Locale.ROOT, "round %d -P %d: SET kv %.0f redis %.0f (%.2fx), "
                                     + "GET kv %.0f redis %.0f (%.2fx)%n", r + 1, pipeline, ours[0], theirs[0],
                             ours[0] / theirs[0], ours[1], theirs[1], ours[1] / theirs[1]);
+                    System.out.printf("  a command: kv %s; redis-server %s%n", oursPer.describe(),
+                            theirsPer.describe());
                 }
                 double[] medians = new double[4];
                 for (int i = 0; i < 4; i++) {
@@ -90,6 +102,10 @@ final class KvBench {
                                 + "GET kv %.0f/s redis %.0f/s (%.2fx)%n", durable ? " aof always" : "", pipeline,
                         medians[0], medians[1], medians[0] / medians[1], medians[2], medians[3],
                         medians[2] / medians[3]);
+                System.out.printf(Locale.ROOT, "kv%s -c 50 -P %d, a command (medians): kv CPU %.2f us, %.0f B on "
+                                + "the ring threads (%.0f B in all); redis-server CPU %.2f us%n",
+                        durable ? " aof always" : "", pipeline, HttpLoad.median(costs[0]), HttpLoad.median(costs[1]), HttpLoad.median(costs[2]),
+                        HttpLoad.median(costs[3]));
                 recorder.record("uring-actors SET", "pipeline", pipeline, "requests/s", medians[0]);
                 recorder.record("redis-server SET", "pipeline", pipeline, "requests/s", medians[1]);
                 recorder.record("uring-actors GET", "pipeline", pipeline, "requests/s", medians[2]);

@@ -60,6 +60,10 @@ public final class Main {
               proxy [--seconds 6] [--rounds 3] [--warmup 20] [--sample-jar J]
                   the proxy sample on the rings vs on Pekko's own TCP vs nginx proxy_pass, in front of nginx serving
                   a small file (apt-get install nginx wrk); proxies on CPU 1, upstream and wrk -c64 on CPU 0
+              profile --pid P [--seconds 10] [--event cpu|alloc] [--top 15]
+                  async-profiler in the running JVM P (a sample under a bench's load, say): its CPU samples, or the
+                  bytes it allocated, split into the kernel's, the sample's, the rings', JNA's, Pekko's, the JDK's and
+                  the JVM's own, and the leaf frames that took most
               plot [--data docs/figures/data] [--out docs/figures]
                   every recording in --data as a chart (PNG and SVG) in --out, and the headline chart
             Every measuring command also takes --data DIR: it appends its figures to
@@ -95,6 +99,7 @@ public final class Main {
                 case "http-client" -> HttpClientBench.main(args);
                 case "http-client-run" -> HttpClientRun.main(args);
                 case "proxy" -> ProxyBench.main(args);
+                case "profile" -> ProfileSplit.main(args);
                 case "plot" -> Plot.run(Path.of(args.string("data", "docs/figures/data")),
                         Path.of(args.string("out", "docs/figures")));
                 default -> throw new IllegalArgumentException("unknown command: " + argv[0]);

@@ -168,6 +168,10 @@ final class KvCommands {
         COMMANDS.forEach(c -> SPECS.put(c.name().toUpperCase(Locale.ROOT), c));
     }
 
+    /** The names of the commands, and of the one request only shards take (INFO's keyspace figures). */
+    static final CommandNames NAMES = new CommandNames(java.util.stream.Stream.concat(SPECS.keySet().stream(),
+            java.util.stream.Stream.of("KEYSPACE")).toList());
+
     private static final byte[] PONG = "+PONG\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EMPTY_ARRAY = "*0\r\n".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SYNTAX = RespOut.errorReply("ERR syntax error");

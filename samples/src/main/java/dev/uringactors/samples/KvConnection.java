@@ -23,10 +23,8 @@ import org.apache.pekko.util.ByteString;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -48,7 +46,7 @@ final class KvConnection implements KvCommands.Connection {
         INSTANCE
     }
 
-    /** Checks the oldest command against the request timeout. */
+    /** Checks the commands out against the request timeout; a tick with none out stops the timer. */
     private enum Tick {
         INSTANCE
     }
@@ -96,11 +94,28 @@ final class KvConnection implements KvCommands.Connection {
         }
     }
 
-    /** A request of a command read, waiting for the budget to let it go to its shard. */
-    private record Unsent(Slot slot, int index, int shard, byte[][] args) {
-    }
+    /**
+     * A request of a command read: waiting for the budget to let it go to its shard, then out until its answer
+     * comes (or its time is up).
+     */
+    private static final class Out {
+        final Slot slot;
+        final int index;
+        final int shard;
+        byte[][] args;
+        boolean viaRegion;
+        long sentAt;
 
-    private record Pending(Slot slot, int index, int shard, boolean viaRegion, long sentAt) {
+        Out(Slot slot, int index, int shard, byte[][] args) {
+            this.slot = slot;
+            this.index = index;
+            this.shard = shard;
+            this.args = args;
+        }
+
+        long seq() {
+            return slot.firstSeq + index;
+        }
     }
 
     private static final AtomicLong IDS = new AtomicLong();
@@ -115,8 +130,11 @@ final class KvConnection implements KvCommands.Connection {
     private final RespParser parser;
     private final RespOut out = new RespOut();
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
-    private final ArrayDeque<Unsent> unsent = new ArrayDeque<>();
-    private final Map<Long, Pending> pending = new HashMap<>();
+    private final ArrayDeque<Out> unsent = new ArrayDeque<>();
+    /** The requests out, by sequence number. They went in its order, so the oldest have the lowest. */
+    private final SeqTable<Out> pending = new SeqTable<>();
+    /** No request below this sequence number is out: where the look for expired ones starts. */
+    private long oldestOut;
     /** Per shard, the requests out through the region: while there are, the shard's next go that way too. */
     private final int[] viaRegion;
     private final long id = IDS.incrementAndGet();
@@ -172,7 +190,12 @@ final class KvConnection implements KvCommands.Connection {
                     return Behaviors.same();
                 })
                 .onMessageEquals(Tick.INSTANCE, () -> {
-                    expireOld();
+                    if (slots.isEmpty()) { // idle for a tick: the timer stops until the next command
+                        ticking = false;
+                        timers.cancel(Tick.INSTANCE);
+                    } else {
+                        expireOld();
+                    }
                     return Behaviors.same();
                 })
                 .onMessage(Ack.class, a -> {
@@ -253,7 +276,7 @@ final class KvConnection implements KvCommands.Connection {
 
     private void command(List<byte[]> args) {
         node.counters.commands.increment();
-        String command = KvShardState.ascii(args.get(0)).toUpperCase(Locale.ROOT);
+        String command = KvCommands.NAMES.of(args.get(0));
         KvCommands.Spec spec = KvCommands.spec(command);
         if (spec == null) {
             done(KvCommands.unknown(args));
@@ -269,7 +292,7 @@ final class KvConnection implements KvCommands.Connection {
                 case CONNECTION -> done(KvCommands.answer(command, args, this));
                 case ONE_KEY -> {
                     byte[][] request = args.toArray(new byte[command.equals("APPEND") ? 4 : args.size()][]);
-                    request[0] = command.getBytes(StandardCharsets.US_ASCII);
+                    request[0] = KvCommands.NAMES.bytes(command);
                     if (command.equals("APPEND")) {
                         request[3] = Integer.toString(settings.limits().maxBulkLength())
                                 .getBytes(StandardCharsets.US_ASCII);
@@ -332,7 +355,7 @@ final class KvConnection implements KvCommands.Connection {
         int step = mset ? 2 : 1;
         int keys = (args.size() - 1) / step;
         Slot slot = slot(mset ? Kind.ALL_OK : command.equals("MGET") ? Kind.ARRAY : Kind.SUM, keys);
-        byte[] each = (mset ? "SET" : command.equals("MGET") ? "GET" : command).getBytes(StandardCharsets.US_ASCII);
+        byte[] each = KvCommands.NAMES.bytes(mset ? "SET" : command.equals("MGET") ? "GET" : command);
         for (int i = 0; i < keys; i++) {
             byte[] key = args.get(1 + i * step);
             byte[][] request = mset ? new byte[][] {each, key, args.get(2 + i * 2)} : new byte[][] {each, key};
@@ -365,18 +388,19 @@ final class KvConnection implements KvCommands.Connection {
 
     /** Request {@code index} of {@code slot}, in line after the requests before it. */
     private void request(Slot slot, int index, int shard, byte[][] args) {
-        unsent.add(new Unsent(slot, index, shard, args));
+        unsent.add(new Out(slot, index, shard, args));
     }
 
     /**
      * To the shard's actor directly when it runs on this node and nothing of this connection for that shard is
      * still on its way through the region (which would let this request overtake it); else through the region.
      */
-    private void send(Unsent u) {
-        int shard = u.shard();
-        long seq = u.slot().firstSeq + u.index();
+    private void send(Out out) {
+        int shard = out.shard;
+        long seq = out.seq();
         ActorRef<KvShard.Command> local = viaRegion[shard] == 0 ? node.localShard(shard) : null;
-        KvMessage.Request request = new KvMessage.Request(shard, seq, u.args(), self);
+        KvMessage.Request request = new KvMessage.Request(shard, seq, out.args, self);
+        out.args = null; // the shard's now
         if (local != null) {
             local.tell(request);
             node.counters.local.increment();
@@ -385,11 +409,13 @@ final class KvConnection implements KvCommands.Connection {
             viaRegion[shard]++;
             node.counters.remote.increment();
         }
-        pending.put(seq, new Pending(u.slot(), u.index(), shard, local == null, System.nanoTime()));
+        out.viaRegion = local == null;
+        out.sentAt = System.nanoTime();
+        pending.put(seq, out);
     }
 
     private void answered(KvMessage.Answer a) {
-        Pending p = pending.remove(a.seq());
+        Out p = pending.remove(a.seq());
         if (p == null) {
             return; // the request timed out before
         }
@@ -401,12 +427,12 @@ final class KvConnection implements KvCommands.Connection {
         }
     }
 
-    private void arrived(Pending p, byte[] answer) {
-        if (p.viaRegion()) {
-            viaRegion[p.shard()]--;
+    private void arrived(Out p, byte[] answer) {
+        if (p.viaRegion) {
+            viaRegion[p.shard]--;
         }
-        Slot slot = p.slot();
-        slot.parts[p.index()] = answer;
+        Slot slot = p.slot;
+        slot.parts[p.index] = answer;
         slot.held += answer.length;
         heldBytes += answer.length;
         if (--slot.missing == 0 && slot.kind != Kind.ARRAY) {
@@ -455,10 +481,6 @@ final class KvConnection implements KvCommands.Connection {
     private void write() {
         for (Slot head; (head = slots.peek()) != null && written(head); ) {
             slots.poll();
-        }
-        if (slots.isEmpty() && ticking) {
-            ticking = false;
-            timers.cancel(Tick.INSTANCE);
         }
         flushOut();
         if (settings.closeOverBudget() && !closing && owed() >= settings.replyBudget()) {
@@ -512,20 +534,31 @@ final class KvConnection implements KvCommands.Connection {
         }
     }
 
-    /** Answers the requests whose shards have not answered within the timeout with an error. */
+    /**
+     * Answers the requests whose shards have not answered within the timeout with an error: the oldest out, as
+     * far as the first that still has time (every request after it went later).
+     */
     private void expireOld() {
         long now = System.nanoTime();
+        long end = unsent.isEmpty() ? nextSeq : unsent.peek().seq(); // those from there on are not out yet
         byte[] timedOut = null;
-        for (var i = pending.values().iterator(); i.hasNext(); ) {
-            Pending p = i.next();
-            if (now - p.sentAt() >= settings.requestTimeout().toNanos()) {
-                i.remove();
-                if (timedOut == null) {
-                    timedOut = RespOut.errorReply("TRYAGAIN no answer from the shard within %s (its node may be "
-                            + "down)", settings.requestTimeout());
-                }
-                arrived(p, timedOut); // INFO counts the keys without that shard's
+        if (pending.size() == 0) { // every request before the end was answered
+            oldestOut = end;
+        }
+        for (; oldestOut < end; oldestOut++) {
+            Out p = pending.get(oldestOut);
+            if (p == null) {
+                continue; // answered
             }
+            if (now - p.sentAt < settings.requestTimeout().toNanos()) {
+                break;
+            }
+            pending.remove(oldestOut);
+            if (timedOut == null) {
+                timedOut = RespOut.errorReply("TRYAGAIN no answer from the shard within %d ms (its node may be "
+                        + "down)", settings.requestTimeout().toMillis());
+            }
+            arrived(p, timedOut); // INFO counts the keys without that shard's
         }
         advance();
     }

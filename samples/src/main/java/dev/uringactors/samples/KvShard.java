@@ -112,7 +112,7 @@ final class KvShard {
 
     /** Applies a record of the log to the state being replayed. */
     private void replayed(byte[][] record) {
-        state.execute(KvShardState.ascii(record[0]), record, System.currentTimeMillis());
+        state.execute(KvCommands.NAMES.of(record[0]), record, System.currentTimeMillis());
     }
 
     /** Waits for {@code replay} of the log into {@link #state}, holding every request until it is done. */
@@ -177,7 +177,7 @@ final class KvShard {
     }
 
     private Behavior<Command> request(KvMessage.Request r) {
-        String name = KvShardState.ascii(r.args()[0]);
+        String name = KvCommands.NAMES.of(r.args()[0]);
         long now = System.currentTimeMillis();
         KvShardState.Result result = name.equals("DBSIZE")
                 ? new KvShardState.Result(RespOut.integerReply(state.size(now)), false)

@@ -441,18 +441,33 @@ final class KvShardState {
 
     /** A decimal long as Redis takes it (no sign of plus, no spaces, no leading zeros), or null. */
     static Long integer(byte[] b) {
-        if (b.length == 0 || b.length > 20) {
-            return null;
+        long n = integer(b, 0, b.length, 0);
+        return n != 0 || (b.length == 1 && b[0] == '0') ? n : null; // only "0" itself reads as 0
+    }
+
+    /**
+     * The number {@code b[from, to)} spells as redis-server's string2ll reads it (digits after an optional '-',
+     * no leading zero, no "-0", within a long), or {@code orElse} if it spells none.
+     */
+    static long integer(byte[] b, int from, int to, long orElse) {
+        if (to - from == 0 || to - from > 20) {
+            return orElse;
         }
-        String s = ascii(b);
-        if ((s.length() > 1 && s.charAt(0) == '0') || s.startsWith("+") || s.startsWith("-0")) {
-            return null;
+        boolean negative = b[from] == '-';
+        int i = negative ? from + 1 : from;
+        if (i == to || (b[i] == '0' && (to - i > 1 || negative))) {
+            return orElse;
         }
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return null;
+        long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
+        long n = 0; // accumulated negative, so that Long.MIN_VALUE fits
+        for (; i < to; i++) {
+            int digit = b[i] - '0';
+            if (digit < 0 || digit > 9 || n < limit / 10 || n * 10 < limit + digit) {
+                return orElse;
+            }
+            n = n * 10 - digit;
         }
+        return negative ? n : -n;
     }
 
     static String ascii(byte[] b) {

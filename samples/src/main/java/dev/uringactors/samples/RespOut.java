@@ -13,8 +13,17 @@ final class RespOut {
     static final byte[] ZERO = ":0\r\n".getBytes(StandardCharsets.US_ASCII);
     static final byte[] ONE = ":1\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private byte[] bytes = new byte[256];
+    private byte[] bytes;
     private int size;
+
+    RespOut() {
+        this(256);
+    }
+
+    /** Room for {@code capacity} bytes: a reply of known size is made in an array that it fills exactly. */
+    private RespOut(int capacity) {
+        bytes = new byte[capacity];
+    }
 
     int size() {
         return size;
@@ -52,18 +61,18 @@ final class RespOut {
     }
 
     RespOut integer(long n) {
-        return line(':', Long.toString(n));
+        return number(':', n);
     }
 
     RespOut arrayHeader(int n) {
-        return line('*', Integer.toString(n));
+        return number('*', n);
     }
 
     RespOut bulk(byte[] b) {
         if (b == null) {
             return raw(NULL_BULK);
         }
-        line('$', Integer.toString(b.length));
+        number('$', b.length);
         raw(b);
         return raw(CRLF);
     }
@@ -84,6 +93,35 @@ final class RespOut {
         return this;
     }
 
+    /** A line of {@code type} and the decimal {@code n}, written in place (this runs for every reply). */
+    private RespOut number(char type, long n) {
+        ensure(digits(n) + 3);
+        bytes[size++] = (byte) type;
+        if (n < 0) {
+            bytes[size++] = '-';
+        }
+        int end = size + digits(n) - (n < 0 ? 1 : 0);
+        size = end;
+        for (long rest = n; ; rest /= 10) {
+            bytes[--end] = (byte) ('0' + Math.abs(rest % 10));
+            if (rest / 10 == 0) {
+                break;
+            }
+        }
+        bytes[size++] = '\r';
+        bytes[size++] = '\n';
+        return this;
+    }
+
+    /** The characters of {@code n} in decimal, its sign included. */
+    private static int digits(long n) {
+        int digits = n < 0 ? 2 : 1;
+        for (long rest = n / 10; rest != 0; rest /= 10) {
+            digits++;
+        }
+        return digits;
+    }
+
     private void ensure(int more) {
         if (size + more > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(size + more, bytes.length * 2));
@@ -96,10 +134,10 @@ final class RespOut {
     }
 
     static byte[] integerReply(long n) {
-        return n == 0 ? ZERO : n == 1 ? ONE : new RespOut().integer(n).toArray();
+        return n == 0 ? ZERO : n == 1 ? ONE : new RespOut(digits(n) + 3).integer(n).bytes;
     }
 
     static byte[] bulkReply(byte[] b) {
-        return new RespOut().bulk(b).toArray();
+        return b == null ? NULL_BULK : new RespOut(digits(b.length) + b.length + 5).bulk(b).bytes;
     }
 }

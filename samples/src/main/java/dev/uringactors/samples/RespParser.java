@@ -114,14 +114,15 @@ final class RespParser {
             if (cr == -2) {
                 return null;
             }
-            Long count = string2ll(start + 1, cr);
-            if (count == null || count > limits.maxElements()) {
+            // Not a number reads as too many; any count below 1 is no command, as for redis-server.
+            long count = KvShardState.integer(buffer, start + 1, cr, Long.MAX_VALUE);
+            if (count > limits.maxElements()) {
                 return new Outcome.ProtocolError("Protocol error: invalid multibulk length");
             }
             start = cr + 2;
             if (count > 0) { // *0 and *-1 (any count below 1) are no command, as for redis-server
                 args = new ArrayList<>((int) Math.min(count, FIRST_ARGS));
-                elementsLeft = (int) (long) count;
+                elementsLeft = (int) count;
                 requestBytes = 0;
             }
         }
@@ -139,13 +140,13 @@ final class RespParser {
                     return new Outcome.ProtocolError("Protocol error: expected '$', got '"
                             + (char) (buffer[start] & 0xff) + "'");
                 }
-                Long length = string2ll(start + 1, cr);
-                if (length == null || length < 0 || length > limits.maxBulkLength()
+                long length = KvShardState.integer(buffer, start + 1, cr, -1);
+                if (length < 0 || length > limits.maxBulkLength()
                         || requestBytes + length > limits.maxRequest()) {
                     return new Outcome.ProtocolError("Protocol error: invalid bulk length");
                 }
                 start = cr + 2;
-                bulkLength = (int) (long) length;
+                bulkLength = (int) length;
                 requestBytes += length;
             }
             if (end - start < bulkLength + 2) {
@@ -304,12 +305,4 @@ final class RespParser {
         }
         return -1;
     }
-
-    /** The number in {@code [from, to)} as redis-server's string2ll reads it, or null if it is not one. */
-    private Long string2ll(int from, int to) {
-        byte[] digits = new byte[Math.min(to - from, 21)];
-        System.arraycopy(buffer, from, digits, 0, digits.length);
-        return to - from > 20 ? null : KvShardState.integer(digits);
-    }
-
 }

@@ -85,6 +85,81 @@ class KvClusterTest {
         }
     }
 
+    /**
+     * A node that stops answering (SIGSTOP) while its shards are asked: through the other node, each request of
+     * its shards is answered -TRYAGAIN once the request timeout has passed, the others with their values, every
+     * reply in the order of the commands; the answers it sends once it goes on again (SIGCONT) are dropped, and
+     * it serves its keys again.
+     */
+    @Test
+    void aStoppedNodesRequestsTimeOutInOrderAndItsLateAnswersAreDropped() throws Exception {
+        int[] artery = {freePort(), freePort()};
+        String seeds = "127.0.0.1:" + artery[0];
+        List<String> timeout = List.of("-Dsamples.kv.request-timeout=1s");
+        nodes.add(KvNodeProcess.start("A", timeout, "--port", "0", "--cluster", "127.0.0.1:" + artery[0],
+                "--seeds", seeds));
+        nodes.add(KvNodeProcess.start("B", timeout, "--port", "0", "--cluster", "127.0.0.1:" + artery[1],
+                "--seeds", seeds));
+        int port = nodes.get(0).port;
+        await("two members up", START_SECONDS, () -> membersUp(port, 2) && membersUp(nodes.get(1).port, 2));
+        await("every shard answers", START_SECONDS, () -> everyShardAnswers(port));
+        int keys = 400;
+        try (Jedis a = client(port)) {
+            Pipeline set = a.pipelined();
+            for (int i = 0; i < keys; i++) {
+                set.set("k" + i, "v" + i);
+            }
+            set.sync();
+            nodes.get(1).pause(true);
+            long asked = System.nanoTime();
+            List<Object> replies;
+            try {
+                Pipeline get = a.pipelined();
+                for (int i = 0; i < keys; i++) {
+                    get.get("k" + i);
+                }
+                replies = get.syncAndReturnAll();
+            } finally {
+                nodes.get(1).pause(false);
+            }
+            double waited = (System.nanoTime() - asked) / 1e9;
+            int timedOut = 0;
+            for (int i = 0; i < keys; i++) {
+                Object reply = replies.get(i);
+                if (reply instanceof JedisException e) {
+                    assertTrue(e.getMessage().startsWith("TRYAGAIN no answer from the shard within 1000 ms"),
+                            "reply " + i + ": " + e.getMessage());
+                    timedOut++;
+                } else {
+                    assertEquals("v" + i, reply, "reply " + i + " out of order");
+                }
+            }
+            System.out.printf("kv: B stopped; %d of %d GETs through A timed out, all answered after %.1f s%n",
+                    timedOut, keys, waited);
+            assertTrue(timedOut > 0 && timedOut < keys, timedOut + " of " + keys + " timed out: not the shards of B");
+            assertTrue(waited >= 1.0, "answered after " + waited + " s, before the request timeout");
+            await("B's keys answered again", ERROR_WINDOW_SECONDS, () -> {
+                Pipeline get = a.pipelined();
+                List<Response<String>> got = new ArrayList<>();
+                for (int i = 0; i < keys; i++) {
+                    got.add(get.get("k" + i));
+                }
+                try {
+                    get.sync();
+                    for (int i = 0; i < keys; i++) {
+                        if (!("v" + i).equals(got.get(i).get())) {
+                            return false;
+                        }
+                    }
+                    return true;
+                } catch (JedisException e) {
+                    return false; // still TRYAGAIN
+                }
+            });
+            assertEquals("PONG", a.ping()); // the late answers broke nothing on the connection
+        }
+    }
+
     @Test
     void keysAreSharedAndAKilledNodeLosesNoAcknowledgedWrite() throws Exception {
         int[] ports = {freePort(), freePort(), freePort()};

@@ -35,11 +35,17 @@ final class KvNodeProcess implements AutoCloseable {
 
     /** {@code Main kv} with {@code args}; {@code --port 0} takes a free port, which {@link #port} then holds. */
     static KvNodeProcess start(String name, String... args) throws Exception {
+        return start(name, List.of(), args);
+    }
+
+    /** The same, with {@code settings} ({@code -Dkey=value}) for the node's JVM. */
+    static KvNodeProcess start(String name, List<String> settings, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("kv"));
         command.addAll(List.of(args));
-        Process p = ProcessFailuresTest.java(Main.class.getName(),
-                List.of("-Xmx256m", "-During.rings=1", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                command.toArray(new String[0]));
+        List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-During.rings=1", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1"));
+        jvm.addAll(settings);
+        Process p = ProcessFailuresTest.java(Main.class.getName(), jvm, command.toArray(new String[0]));
         CompletableFuture<Integer> listening = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(),
@@ -77,6 +83,12 @@ final class KvNodeProcess implements AutoCloseable {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         assertTrue(process.waitFor(10, TimeUnit.SECONDS), "the killed node ended");
+    }
+
+    /** SIGSTOP ({@code true}) or SIGCONT: the node stops answering anything, its sockets open, or goes on. */
+    void pause(boolean paused) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", paused ? "-STOP" : "-CONT", String.valueOf(process.pid())).start()
+                .waitFor());
     }
 
     /**

@@ -1,0 +1,126 @@
+package dev.uringactors.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a server process spent on a run, per operation: its CPU time (with its children's, such as nginx's
+ * workers), and for a JVM the bytes its threads allocated, those of the ring threads ({@code uring-ring-N}) apart.
+ * The bytes come from {@code jcmd <pid> Thread.print -e}, which gives each thread's allocated bytes in three
+ * significant digits: a run that allocates less than some hundred MB is measured coarsely.
+ */
+final class ServerCost {
+    private static final Pattern THREAD = Pattern.compile(
+            "^\"(.*)\" .*?allocated=(\\d+)([BKMG]) .*?nid=(0x[0-9a-f]+)", Pattern.MULTILINE);
+    private static final String RING_THREAD = "uring-ring-";
+
+    /** The CPU and allocation figures of a process at one moment. */
+    private record Snapshot(long cpuTicks, Map<String, Long> allocatedByThread) {
+    }
+
+    /** Per operation: CPU microseconds, and bytes allocated by the ring threads and by every thread (NaN: no JVM). */
+    record PerOperation(double cpuMicros, double ringBytes, double allBytes) {
+        /** e.g. "CPU 2.41 us, 412 B on the ring threads (530 B in all)", or "CPU 1.10 us" for a process not a JVM. */
+        String describe() {
+            return Double.isNaN(allBytes) ? String.format(Locale.ROOT, "CPU %.2f us", cpuMicros)
+                    : String.format(Locale.ROOT, "CPU %.2f us, %.0f B on the ring threads (%.0f B in all)",
+                    cpuMicros, ringBytes, allBytes);
+        }
+    }
+
+    private final long pid;
+    private final boolean jvm;
+    private final Snapshot before;
+
+    private ServerCost(long pid, boolean jvm) throws IOException, InterruptedException {
+        this.pid = pid;
+        this.jvm = jvm;
+        this.before = snapshot();
+    }
+
+    /** Starts counting for the JVM {@code server}. */
+    static ServerCost ofJvm(Process server) throws IOException, InterruptedException {
+        return new ServerCost(server.pid(), true);
+    }
+
+    /** Starts counting CPU only, for a server that is no JVM (nginx, redis-server). */
+    static ServerCost ofNative(Process server) throws IOException, InterruptedException {
+        return new ServerCost(server.pid(), false);
+    }
+
+    /** What was spent since the start, divided by the {@code operations} done meanwhile. */
+    PerOperation per(double operations) throws IOException, InterruptedException {
+        Snapshot after = snapshot();
+        double cpuMicros = (after.cpuTicks - before.cpuTicks) * 10_000.0 / operations; // a tick is 10 ms (USER_HZ)
+        if (!jvm) {
+            return new PerOperation(cpuMicros, Double.NaN, Double.NaN);
+        }
+        long ring = 0;
+        long all = 0;
+        for (Map.Entry<String, Long> thread : after.allocatedByThread.entrySet()) {
+            Long was = before.allocatedByThread.get(thread.getKey());
+            long bytes = thread.getValue() - (was == null ? 0 : was); // a thread started since: all of its own
+            all += bytes;
+            ring += thread.getKey().startsWith(RING_THREAD) ? bytes : 0;
+        }
+        return new PerOperation(cpuMicros, ring / operations, all / operations);
+    }
+
+    private Snapshot snapshot() throws IOException, InterruptedException {
+        return new Snapshot(treeCpuTicks(pid), jvm ? allocatedByThread(pid) : Map.of());
+    }
+
+    /** The user and system CPU ticks of {@code pid} and of its children, theirs so far (not only the reaped ones). */
+    private static long treeCpuTicks(long pid) throws IOException {
+        long ticks = HttpLoad.cpuTicks(pid);
+        for (long child : children(pid)) {
+            try {
+                ticks += treeCpuTicks(child);
+            } catch (FileSystemException e) {
+                // the child ended meanwhile: what it spent is in its parent's cutime, not counted here
+            }
+        }
+        return ticks;
+    }
+
+    private static long[] children(long pid) throws IOException {
+        String children = Files.readString(Path.of("/proc", String.valueOf(pid), "task", String.valueOf(pid),
+                "children")).trim();
+        return children.isEmpty() ? new long[0]
+                : java.util.Arrays.stream(children.split(" ")).mapToLong(Long::parseLong).toArray();
+    }
+
+    /** Each thread's allocated bytes, keyed by its name and native id (a pool may reuse names). */
+    private static Map<String, Long> allocatedByThread(long pid) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "Thread.print", "-e")
+                .redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!jcmd.waitFor(30, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+            throw new IOException("jcmd " + pid + " Thread.print -e failed: " + out);
+        }
+        Map<String, Long> bytes = new HashMap<>();
+        Matcher m = THREAD.matcher(out);
+        while (m.find()) {
+            long unit = switch (m.group(3)) {
+                case "K" -> 1L << 10;
+                case "M" -> 1L << 20;
+                case "G" -> 1L << 30;
+                default -> 1;
+            };
+            bytes.put(m.group(1) + " " + m.group(4), Long.parseLong(m.group(2)) * unit);
+        }
+        if (bytes.isEmpty()) {
+            throw new IOException("jcmd " + pid + " Thread.print -e listed no thread's allocated bytes: " + out);
+        }
+        return bytes;
+    }
+}
