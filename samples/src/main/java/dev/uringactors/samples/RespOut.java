@@ -95,28 +95,32 @@ final class RespOut {
 
     /** A line of {@code type} and the decimal {@code n}, written in place (this runs for every reply). */
     private RespOut number(char type, long n) {
-        ensure(digits(n) + 3);
-        bytes[size++] = (byte) type;
+        int length = digits(n);
+        ensure(length + 3);
+        bytes[size] = (byte) type;
         if (n < 0) {
-            bytes[size++] = '-';
+            bytes[size + 1] = '-';
         }
-        int end = size + digits(n) - (n < 0 ? 1 : 0);
-        size = end;
-        for (long rest = n; ; rest /= 10) {
-            bytes[--end] = (byte) ('0' + Math.abs(rest % 10));
-            if (rest / 10 == 0) {
-                break;
-            }
-        }
+        int at = size + 1 + length;
+        long rest = n;
+        do {
+            long quotient = rest / 10;
+            bytes[--at] = (byte) ('0' + Math.abs(rest - quotient * 10));
+            rest = quotient;
+        } while (rest != 0);
+        size += 1 + length;
         bytes[size++] = '\r';
         bytes[size++] = '\n';
         return this;
     }
 
-    /** The characters of {@code n} in decimal, its sign included. */
+    /** The characters of {@code n} in decimal, its sign included: by comparisons, not divisions. */
     private static int digits(long n) {
-        int digits = n < 0 ? 2 : 1;
-        for (long rest = n / 10; rest != 0; rest /= 10) {
+        if (n < 0) {
+            return n == Long.MIN_VALUE ? 20 : 1 + digits(-n);
+        }
+        int digits = 1;
+        for (long bound = 10; digits < 19 && n >= bound; bound *= 10) {
             digits++;
         }
         return digits;
