@@ -86,8 +86,7 @@ final class ProfileSplit {
             total += weight;
             byOwner.merge(owner(frames), weight, Long::sum);
             String leaf = frames[frames.length - 1];
-            byFrame.merge(unit.equals("bytes") && frames.length > 1 ? leaf + " in " + frames[frames.length - 2] : leaf,
-                    weight, Long::sum);
+            byFrame.merge(unit.equals("bytes") ? leaf + " in " + allocatingCaller(frames) : leaf, weight, Long::sum);
         }
         if (total == 0) {
             System.out.println("no samples: was the JVM busy while it was profiled?");
@@ -103,6 +102,16 @@ final class ProfileSplit {
         byFrame.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
                 .forEach(e -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / all,
                         e.getKey()));
+    }
+
+    /** The nearest method above an allocation's class that is not the JDK's: whose code asked for the bytes. */
+    private static String allocatingCaller(String[] frames) {
+        for (int i = frames.length - 2; i >= 0; i--) {
+            if (!frames[i].startsWith("java/") && !frames[i].startsWith("jdk/") && !frames[i].startsWith("sun/")) {
+                return frames[i];
+            }
+        }
+        return frames.length > 1 ? frames[frames.length - 2] : "?";
     }
 
     /** Whose code a stack (root first) was in: its leaf's, or where the leaf is the JDK's, its nearest caller's. */

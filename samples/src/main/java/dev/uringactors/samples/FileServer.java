@@ -128,6 +128,8 @@ final class FileServer {
         private boolean closing;
         private boolean peerClosed;
         private boolean connectionClosed;
+        /** The validators of the file served last: a client asking for one file again and again reuses them. */
+        private FileValidators lastValidators;
 
         Connection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected, FileHandle root,
                    Config config) {
@@ -315,12 +317,10 @@ final class FileServer {
 
         /** The answer for a regular file: 304, 416, or 200/206 with all or part of it. */
         private void serveFile(FileStat stat) {
-            FileValidators validators = new FileValidators(stat);
-            String validatorHeaders = "Last-Modified: " + validators.lastModified() + "\r\nETag: " + validators.etag()
-                    + "\r\n";
+            FileValidators validators = validators(stat);
             if (validators.notModified(current.header("if-none-match"), current.header("if-modified-since"))) {
                 releaseFile();
-                respond(head(304, validatorHeaders, -1));
+                respond(validated(304, validators).lines(connectionHeader()).end(-1));
                 return;
             }
             ByteRange range = validators.rangeApplies(current.header("if-range"))
@@ -333,10 +333,13 @@ final class FileServer {
             }
             ByteRange.Slice slice = range instanceof ByteRange.Slice s ? s : new ByteRange.Slice(0, stat.size() - 1);
             boolean partial = range instanceof ByteRange.Slice;
-            String headers = "Content-Type: " + FileValidators.contentType(file.path().getFileName().toString())
-                    + "\r\n" + validatorHeaders + "Accept-Ranges: bytes\r\n" + (partial ? "Content-Range: bytes "
-                    + slice.first() + "-" + slice.last() + "/" + stat.size() + "\r\n" : "");
-            ByteString head = head(partial ? 206 : 200, headers, slice.length());
+            HttpResponses.Head written = responses.start(partial ? 206 : 200)
+                    .header("Content-Type", FileValidators.contentType(file.path().toString()));
+            validated(written, validators).header("Accept-Ranges", "bytes");
+            if (partial) {
+                written.header("Content-Range", "bytes " + slice.first() + "-" + slice.last() + "/" + stat.size());
+            }
+            ByteString head = written.lines(connectionHeader()).end(slice.length());
             if (current.method().equals("HEAD") || slice.length() == 0) {
                 releaseFile();
                 respond(head);
@@ -345,6 +348,22 @@ final class FileServer {
                 file = null;
                 done();
             }
+        }
+
+        /** The validators of {@code stat}: those of the last file served again when it is the same version. */
+        private FileValidators validators(FileStat stat) {
+            if (lastValidators == null || !lastValidators.of(stat)) {
+                lastValidators = new FileValidators(stat);
+            }
+            return lastValidators;
+        }
+
+        private HttpResponses.Head validated(int status, FileValidators validators) {
+            return validated(responses.start(status), validators);
+        }
+
+        private static HttpResponses.Head validated(HttpResponses.Head head, FileValidators validators) {
+            return head.header("Last-Modified", validators.lastModified()).header("ETag", validators.etag());
         }
 
         private Behavior<Object> acknowledged(Ack ack) {
@@ -377,19 +396,14 @@ final class FileServer {
             if (listed.failure() != null) {
                 ctx.getLog().warn("listing {}: {}", current.target(), listed.failure().toString());
                 respondError(500);
-            } else if (current.method().equals("HEAD")) {
-                respond(head(200, "Content-Type: text/html; charset=utf-8\r\n", listed.page().length));
             } else {
-                respond(head(200, "Content-Type: text/html; charset=utf-8\r\n", listed.page().length)
-                        .concat(ByteString.fromArrayUnsafe(listed.page())));
+                byte[] page = listed.page();
+                HttpResponses.Head head = responses.start(200).header("Content-Type", "text/html; charset=utf-8")
+                        .lines(connectionHeader());
+                respond(current.method().equals("HEAD") ? head.end(page.length) : head.end(page.length, page));
             }
             serveNext();
             return Behaviors.same();
-        }
-
-        /** A response head; {@code contentLength} -1 for none (304). */
-        private ByteString head(int status, String headers, long contentLength) {
-            return responses.head(status, headers + connectionHeader(), contentLength);
         }
 
         private String connectionHeader() {

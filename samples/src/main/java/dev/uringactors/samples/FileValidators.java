@@ -31,13 +31,24 @@ final class FileValidators {
     private static final String[] MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
         "Nov", "Dec"};
 
+    private final long size;
+    private final Instant exactlyModified;
     private final String etag;
     private final Instant modified;
+    private final String lastModified;
 
     FileValidators(FileStat stat) {
-        this.modified = stat.lastModified().truncatedTo(ChronoUnit.SECONDS); // what an HTTP date can say
-        this.etag = "\"" + Long.toHexString(stat.size()) + "-" + Long.toHexString(stat.lastModified().getEpochSecond())
-                + "." + Integer.toHexString(stat.lastModified().getNano()) + "\"";
+        this.size = stat.size();
+        this.exactlyModified = stat.lastModified();
+        this.modified = exactlyModified.truncatedTo(ChronoUnit.SECONDS); // what an HTTP date can say
+        this.etag = "\"" + Long.toHexString(size) + "-" + Long.toHexString(exactlyModified.getEpochSecond())
+                + "." + Integer.toHexString(exactlyModified.getNano()) + "\"";
+        this.lastModified = httpDate(modified);
+    }
+
+    /** Whether these are the validators of {@code stat}: the same size and modification time. */
+    boolean of(FileStat stat) {
+        return stat.size() == size && stat.lastModified().equals(exactlyModified);
     }
 
     String etag() {
@@ -45,7 +56,7 @@ final class FileValidators {
     }
 
     String lastModified() {
-        return httpDate(modified);
+        return lastModified;
     }
 
     /** An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), as HTTP dates are sent; built by hand, for speed. */
@@ -64,9 +75,11 @@ final class FileValidators {
         return out.append((char) ('0' + value / 10)).append((char) ('0' + value % 10));
     }
 
-    static String contentType(String name) {
-        int dot = name.lastIndexOf('.');
-        String type = dot < 0 ? null : TYPES.get(name.substring(dot + 1).toLowerCase(Locale.ROOT));
+    /** The type of the file {@code path} names, by the extension of its last segment. */
+    static String contentType(String path) {
+        int dot = path.lastIndexOf('.');
+        String type = dot < 0 || path.indexOf('/', dot) >= 0 ? null
+                : TYPES.get(path.substring(dot + 1).toLowerCase(Locale.ROOT));
         return type != null ? type : "application/octet-stream";
     }
 

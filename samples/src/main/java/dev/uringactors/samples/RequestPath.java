@@ -41,6 +41,10 @@ record RequestPath(String relative, boolean directorySyntax) {
         if (!path.startsWith("/")) {
             throw new RefusedException(Refusal.MALFORMED, "not an absolute path");
         }
+        if (plainAscii(path) && path.indexOf('\\') < 0 && cleanSegments(path)) { // the common case, as it is
+            int end = path.endsWith("/") ? path.length() - 1 : path.length();
+            return new RequestPath(end <= 1 ? ROOT : path.substring(1, end), end < path.length());
+        }
         String decoded = decode(path);
         if (decoded.indexOf('\0') >= 0 || decoded.indexOf('\\') >= 0) {
             throw new RefusedException(Refusal.FORBIDDEN, "NUL or backslash in the path");
@@ -66,6 +70,24 @@ record RequestPath(String relative, boolean directorySyntax) {
             return slash < 0 ? "/" : path.substring(slash);
         }
         return path;
+    }
+
+    /**
+     * Whether every segment of {@code path} (which starts with "/") is one that the join below keeps as it is:
+     * none empty but a last one (the trailing "/"), none "." or "..".
+     */
+    private static boolean cleanSegments(String path) {
+        for (int start = 1; start < path.length(); ) {
+            int slash = path.indexOf('/', start);
+            int end = slash < 0 ? path.length() : slash;
+            int length = end - start;
+            if (length == 0 || (length <= 2 && path.charAt(start) == '.'
+                    && (length == 1 || path.charAt(start + 1) == '.'))) {
+                return false;
+            }
+            start = end + 1;
+        }
+        return true;
     }
 
     private static boolean plainAscii(String path) {
