@@ -32,7 +32,7 @@ final class EchoPeersBench {
     private EchoPeersBench() {
     }
 
-    record Result(String name, double roundTripsPerSecond, double cpuMicrosPerRoundTrip) {
+    record Result(String name, double roundTripsPerSecond, double cpuMicrosPerRoundTrip, double bytesPerRoundTrip) {
     }
 
     static void main(Args args) throws Exception {
@@ -71,8 +71,9 @@ final class EchoPeersBench {
                 Result r = measure(peer.name(), clientCommand(cClient, client, pinned, clientCpu, port, conns, warmup,
                         seconds, bytes), warmup, seconds);
                 results.put(peer.name(), r);
-                System.out.printf(Locale.ROOT, "echo %s conns=%d: %.0f rt/s, %.2f server-cpu-us/rt%n", r.name(), conns,
-                        r.roundTripsPerSecond(), r.cpuMicrosPerRoundTrip());
+                System.out.printf(Locale.ROOT, "echo %s conns=%d: %.0f rt/s, %.2f server-cpu-us/rt, %.0f B/rt "
+                                + "allocated%n", r.name(), conns, r.roundTripsPerSecond(), r.cpuMicrosPerRoundTrip(),
+                        r.bytesPerRoundTrip());
                 figures.record(r.name(), "connections", conns, "round trips/s", r.roundTripsPerSecond());
                 figures.record(r.name(), "connections", conns, "server CPU us/round trip", r.cpuMicrosPerRoundTrip());
             } finally {
@@ -81,9 +82,11 @@ final class EchoPeersBench {
         }
         Result base = results.get("netty-io_uring");
         for (Result r : results.values()) {
-            System.out.printf(Locale.ROOT, "ratio %s / netty-io_uring conns=%d: %.2fx rt/s, %.2fx server-cpu/rt%n",
-                    r.name(), conns, r.roundTripsPerSecond() / base.roundTripsPerSecond(),
-                    r.cpuMicrosPerRoundTrip() / base.cpuMicrosPerRoundTrip());
+            System.out.printf(Locale.ROOT, "ratio %s / netty-io_uring conns=%d: %.2fx rt/s, %.2fx server-cpu/rt, "
+                            + "%.0f against %.0f B/rt%n", r.name(), conns,
+                    r.roundTripsPerSecond() / base.roundTripsPerSecond(),
+                    r.cpuMicrosPerRoundTrip() / base.cpuMicrosPerRoundTrip(), r.bytesPerRoundTrip(),
+                    base.bytesPerRoundTrip());
         }
     }
 
@@ -106,13 +109,21 @@ final class EchoPeersBench {
 
     private static Result measure(String name, List<String> command, int warmup, int seconds) throws Exception {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        // The bytes every thread of this JVM allocated: the server's, as the client runs in a process of its own.
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
             long[] cpu = new long[2];
+            long[] allocated = new long[2];
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            ScheduledFuture<?> from = timer.schedule(() -> cpu[0] = os.getProcessCpuTime(), warmup, TimeUnit.SECONDS);
-            ScheduledFuture<?> to = timer.schedule(() -> cpu[1] = os.getProcessCpuTime(),
-                    (warmup + seconds) * 1000L, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> from = timer.schedule(() -> {
+                cpu[0] = os.getProcessCpuTime();
+                allocated[0] = threads.getTotalThreadAllocatedBytes();
+            }, warmup, TimeUnit.SECONDS);
+            ScheduledFuture<?> to = timer.schedule(() -> {
+                cpu[1] = os.getProcessCpuTime();
+                allocated[1] = threads.getTotalThreadAllocatedBytes();
+            }, (warmup + seconds) * 1000L, TimeUnit.MILLISECONDS);
             String out;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
@@ -125,7 +136,8 @@ final class EchoPeersBench {
                 throw new IllegalStateException("echo client failed against " + name + ": " + out);
             }
             long roundTrips = Long.parseLong(m.group(1));
-            return new Result(name, Double.parseDouble(m.group(2)), (cpu[1] - cpu[0]) / 1e3 / roundTrips);
+            return new Result(name, Double.parseDouble(m.group(2)), (cpu[1] - cpu[0]) / 1e3 / roundTrips,
+                    (double) (allocated[1] - allocated[0]) / roundTrips);
         } finally {
             timer.shutdownNow();
         }

@@ -139,6 +139,9 @@ final class FileReadBench {
                     direct, qd, uring.rings(), u.perSecond(), u.cpuMicrosPerOp(), async.perSecond(),
                     async.cpuMicrosPerOp(), pool.perSecond(), pool.cpuMicrosPerOp(), poolKept.perSecond(),
                     poolKept.cpuMicrosPerOp());
+            System.out.printf(Locale.ROOT, "bytes allocated a read: uring %.0f B, async-channel %.0f B, "
+                            + "filechannel-pool %.0f B, filechannel-pool-kept %.0f B%n", u.bytesPerOp(),
+                    async.bytesPerOp(), pool.bytesPerOp(), poolKept.bytesPerOp());
             System.out.printf(Locale.ROOT, "filechannel-pool-futures %.0f IOPS %.2f us/io%n", poolFutures.perSecond(),
                     poolFutures.cpuMicrosPerOp());
             System.out.printf(Locale.ROOT, "ratio uring/filechannel-pool-kept: %.2f%n", ratio(poolKept));
@@ -154,7 +157,8 @@ final class FileReadBench {
     private static void record(FigureRecorder figures, String series, int qd, Round[] rounds,
                                Function<Round, Throughput> contender) {
         record(figures, series, qd, new Throughput(median(rounds, r -> contender.apply(r).perSecond()),
-                median(rounds, r -> contender.apply(r).cpuMicrosPerOp())));
+                median(rounds, r -> contender.apply(r).cpuMicrosPerOp()),
+                median(rounds, r -> contender.apply(r).bytesPerOp())));
     }
 
     private static void record(FigureRecorder figures, String series, int qd, Throughput t) {

@@ -46,6 +46,6 @@ final class Fio {
         }
         double iops = Double.parseDouble(m.group(1));
         double cpuShare = (Double.parseDouble(usr.group(1)) + Double.parseDouble(sys.group(1))) / 100;
-        return new Throughput(iops, cpuShare * 1e6 / iops);
+        return new Throughput(iops, cpuShare * 1e6 / iops, Double.NaN);
     }
 }

@@ -22,7 +22,8 @@ public final class Main {
                   ReadWith instead of a ByteString copy; --via files: through UringFiles' CompletionStages;
                   --rounds: the contenders in turn that many times, and the median of the rounds' ratios
               echo-peers --conns 64 --seconds 8 [--bytes 64] [--client /tmp/uring-anchors/echo_client] [--peers a,b]
-                  echo round trips and server CPU: ours vs Netty io_uring/epoll/NIO vs Pekko Streams Tcp;
+                  echo round trips, server CPU and bytes allocated a round trip: ours vs Netty io_uring/epoll/NIO
+                  vs Pekko Streams Tcp;
                   the peer uring-actors-jdk (ours on the JDK backend) only when --peers names it
               accept --count 10000 [--batch 2000] [--c-accept /tmp/uring-anchors/accept_bench]
                   accepting queued connections through our stack, multishot and single-shot, beside C

@@ -7,9 +7,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Operations per second over a measured window, and the CPU time this process spent per operation in that
- * window (every thread: the ring threads, the callers, GC and JIT), in microseconds.
+ * window (every thread: the ring threads, the callers, GC and JIT), in microseconds, and the bytes its threads
+ * allocated per operation (NaN where the operations ran in another process).
  */
-record Throughput(double perSecond, double cpuMicrosPerOp) {
+record Throughput(double perSecond, double cpuMicrosPerOp, double bytesPerOp) {
     /**
      * Waits {@code warmupSeconds} and, if there was a warm-up, until the JIT is done compiling (one quiet second,
      * 30 s at most): on one CPU shared by dozens of busy threads its compiler threads get a small share, and the
@@ -23,13 +24,17 @@ record Throughput(double perSecond, double cpuMicrosPerOp) {
         if (warmupSeconds > 0) {
             awaitJitQuiet();
         }
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long c0 = counter.getAsLong();
         long cpu0 = os.getProcessCpuTime();
+        long allocated0 = threads.getTotalThreadAllocatedBytes();
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         long ops = counter.getAsLong() - c0;
         long cpu = os.getProcessCpuTime() - cpu0;
-        return new Throughput(ops * 1e9 / (System.nanoTime() - t0), ops == 0 ? Double.NaN : cpu / 1e3 / ops);
+        long allocated = threads.getTotalThreadAllocatedBytes() - allocated0;
+        return new Throughput(ops * 1e9 / (System.nanoTime() - t0), ops == 0 ? Double.NaN : cpu / 1e3 / ops,
+                ops == 0 ? Double.NaN : (double) allocated / ops);
     }
 
     private static void awaitJitQuiet() throws InterruptedException {

@@ -24,6 +24,8 @@ public final class NativeBuffer implements AutoCloseable {
     private final long size;
     private final Pointer pointer;
     private ByteBuffer view;
+    /** The read-only view {@link #lentView} hands out, made at its first. */
+    private ByteBuffer lent;
     private boolean freed;
 
     private NativeBuffer(long size, int alignment) {
@@ -89,6 +91,18 @@ public final class NativeBuffer implements AutoCloseable {
             view = pointer.getByteBuffer(0, size).order(ByteOrder.LITTLE_ENDIAN);
         }
         return view;
+    }
+
+    /**
+     * A read-only view of the first {@code length} bytes, to lend to code that must not keep it: the same view
+     * each time, its position 0 and its limit {@code length}; big-endian, as any new view is.
+     */
+    public ByteBuffer lentView(int length) {
+        checkLive();
+        if (lent == null) {
+            lent = asByteBuffer().asReadOnlyBuffer();
+        }
+        return lent.clear().limit(length);
     }
 
     /** Writes a native-order long at {@code offset}. */

@@ -47,8 +47,21 @@ final class HttpRequestParser {
         }
     }
 
+    /** The methods of RFC 9110 and PATCH, which are case-sensitive (RFC 9110 9.1). */
+    private static final KnownNames METHODS = new KnownNames(KnownNames.Fold.NONE, List.of("GET", "HEAD", "POST",
+            "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"));
+    /** The field names clients send most, which are case-insensitive (RFC 9110 5.1). */
+    private static final KnownNames FIELD_NAMES = new KnownNames(KnownNames.Fold.LOWER, List.of("host",
+            "connection", "content-length", "transfer-encoding", "expect", "user-agent", "accept", "accept-encoding",
+            "accept-language", "accept-charset", "if-none-match", "if-modified-since", "if-match",
+            "if-unmodified-since", "if-range", "range", "cookie", "referer", "origin", "cache-control", "pragma",
+            "content-type", "authorization", "upgrade", "te", "keep-alive", "dnt", "sec-fetch-mode",
+            "sec-fetch-site", "sec-fetch-dest", "upgrade-insecure-requests", "x-forwarded-for", "forwarded", "via"));
+
     private final Limits limits;
     private byte[] buffer = new byte[4096];
+    /** Where the lines of the head being parsed start and end, two ints a line; grown for a head of many. */
+    private int[] lineBounds = new int[64];
     private int start;
     private int end;
     /** Where the search for the head's end goes on: bytes before it were looked at already. */
@@ -199,28 +212,29 @@ final class HttpRequestParser {
 
     /** The request of a head, a rejection, or null when the request is framed but its body still to come. */
     private Request parseHead(int headStart, int headEnd) {
-        List<int[]> lines = lines(headStart, headEnd);
-        if (lines == null) {
+        int lines = lines(headStart, headEnd);
+        if (lines <= 0) {
             return Request.rejected(400);
         }
-        int[] requestLine = lines.get(0);
-        int sp1 = indexOf((byte) ' ', requestLine[0], requestLine[1]);
-        int sp2 = sp1 < 0 ? -1 : indexOf((byte) ' ', sp1 + 1, requestLine[1]);
-        if (sp1 <= requestLine[0] || sp2 < 0 || indexOf((byte) ' ', sp2 + 1, requestLine[1]) >= 0) {
+        int lineStart = lineBounds[0];
+        int lineEnd = lineBounds[1];
+        int sp1 = indexOf((byte) ' ', lineStart, lineEnd);
+        int sp2 = sp1 < 0 ? -1 : indexOf((byte) ' ', sp1 + 1, lineEnd);
+        if (sp1 <= lineStart || sp2 < 0 || indexOf((byte) ' ', sp2 + 1, lineEnd) >= 0) {
             return Request.rejected(400);
         }
-        if (!isToken(requestLine[0], sp1)) {
+        if (!isToken(lineStart, sp1)) {
             return Request.rejected(400);
         }
         if (sp2 - sp1 - 1 > limits.maxTarget()) {
             return Request.rejected(414);
         }
-        String method = ascii(requestLine[0], sp1);
+        String method = METHODS.of(buffer, lineStart, sp1);
         String target = ascii(sp1 + 1, sp2);
         if (!validTarget(method, target)) {
             return Request.rejected(400);
         }
-        int minor = version(sp2 + 1, requestLine[1]);
+        int minor = version(sp2 + 1, lineEnd);
         if (minor == -1) {
             return Request.rejected(400);
         }
@@ -228,9 +242,9 @@ final class HttpRequestParser {
             return Request.rejected(505);
         }
         boolean http11 = minor == 1;
-        List<Header> headers = new ArrayList<>(lines.size() - 1);
-        for (int i = 1; i < lines.size(); i++) {
-            Header h = header(lines.get(i));
+        List<Header> headers = new ArrayList<>(lines - 1);
+        for (int i = 1; i < lines; i++) {
+            Header h = header(lineBounds[2 * i], lineBounds[2 * i + 1]);
             if (h == null) {
                 return Request.rejected(400);
             }
@@ -319,7 +333,8 @@ final class HttpRequestParser {
 
     /** HTTP-version in [from, to): 0 or 1 for HTTP/1.0 and 1.1, -2 for another HTTP/d.d, -1 if it is none. */
     private int version(int from, int to) {
-        if (to - from != 8 || !ascii(from, from + 5).equals("HTTP/") || buffer[from + 6] != '.'
+        if (to - from != 8 || buffer[from] != 'H' || buffer[from + 1] != 'T' || buffer[from + 2] != 'T'
+                || buffer[from + 3] != 'P' || buffer[from + 4] != '/' || buffer[from + 6] != '.'
                 || !isDigit(buffer[from + 5]) || !isDigit(buffer[from + 7])) {
             return -1;
         }
@@ -343,13 +358,13 @@ final class HttpRequestParser {
     }
 
     /** A field line: a token name, a colon right after it, a value of visible characters, spaces and tabs. */
-    private Header header(int[] line) {
-        int colon = indexOf((byte) ':', line[0], line[1]);
-        if (colon <= line[0] || !isToken(line[0], colon)) {
+    private Header header(int lineStart, int lineEnd) {
+        int colon = indexOf((byte) ':', lineStart, lineEnd);
+        if (colon <= lineStart || !isToken(lineStart, colon)) {
             return null; // also a line folded onto the previous one (obs-fold), which starts with white space
         }
         int from = colon + 1;
-        int to = line[1];
+        int to = lineEnd;
         while (from < to && (buffer[from] == ' ' || buffer[from] == '\t')) {
             from++;
         }
@@ -362,12 +377,15 @@ final class HttpRequestParser {
                 return null;
             }
         }
-        return new Header(ascii(line[0], colon).toLowerCase(Locale.ROOT), ascii(from, to));
+        return new Header(FIELD_NAMES.of(buffer, lineStart, colon), ascii(from, to));
     }
 
-    /** The head's lines as [from, to) without their line ends, up to the empty line; null if a CR stands alone. */
-    private List<int[]> lines(int from, int headEnd) {
-        List<int[]> lines = new ArrayList<>();
+    /**
+     * The head's lines up to the empty line, without their line ends, into {@link #lineBounds} (line i from
+     * {@code [2i]} to {@code [2i + 1]}); their count, or -1 if a CR stands alone.
+     */
+    private int lines(int from, int headEnd) {
+        int lines = 0;
         int lineStart = from;
         for (int i = from; i < headEnd; i++) {
             if (buffer[i] == '\n') {
@@ -376,9 +394,14 @@ final class HttpRequestParser {
                     break; // the empty line
                 }
                 if (indexOf((byte) '\r', lineStart, lineEnd) >= 0) {
-                    return null;
+                    return -1;
                 }
-                lines.add(new int[] {lineStart, lineEnd});
+                if (2 * lines + 2 > lineBounds.length) {
+                    lineBounds = Arrays.copyOf(lineBounds, 2 * lineBounds.length);
+                }
+                lineBounds[2 * lines] = lineStart;
+                lineBounds[2 * lines + 1] = lineEnd;
+                lines++;
                 lineStart = i + 1;
             }
         }

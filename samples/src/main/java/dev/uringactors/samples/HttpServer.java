@@ -15,7 +15,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.util.ByteString;
-import org.apache.pekko.util.ByteStringBuilder;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -168,21 +167,21 @@ final class HttpServer {
                 return Behaviors.same();
             }
             parser.append(r.data().toArrayUnsafe());
-            ByteStringBuilder out = new ByteStringBuilder();
+            ByteString out = ByteString.emptyByteString(); // one answer as it is; pipelined ones joined, not copied
             HttpRequestParser.Request request;
             while ((request = parser.next()) != null) {
-                out.append(answer(request));
+                out = out.concat(answer(request));
                 closing = !request.keepAlive();
             }
             if (parser.takeContinueWanted()) {
-                out.append(CONTINUE);
+                out = out.concat(CONTINUE);
             }
             if (closing) {
-                close(out.result());
+                close(out);
                 return Behaviors.same();
             }
-            if (out.length() > 0) {
-                writer.write(out.result());
+            if (!out.isEmpty()) {
+                writer.write(out);
             }
             timeHead(parser, timers, headTimeout);
             return Behaviors.same();

@@ -169,7 +169,7 @@ final class KvCommands {
     }
 
     /** The names of the commands, and of the one request only shards take (INFO's keyspace figures). */
-    static final CommandNames NAMES = new CommandNames(java.util.stream.Stream.concat(SPECS.keySet().stream(),
+    static final KnownNames NAMES = new KnownNames(KnownNames.Fold.UPPER, java.util.stream.Stream.concat(SPECS.keySet().stream(),
             java.util.stream.Stream.of("KEYSPACE")).toList());
 
     private static final byte[] PONG = "+PONG\r\n".getBytes(StandardCharsets.US_ASCII);

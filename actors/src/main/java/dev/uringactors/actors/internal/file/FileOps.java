@@ -345,7 +345,7 @@ public final class FileOps {
 
         @Override
         protected T result(int res) {
-            return reader.apply(buffer.asByteBuffer().slice(0, res).asReadOnlyBuffer());
+            return reader.apply(buffer.lentView(res)); // the reader keeps what it returns, never the view
         }
     }
 

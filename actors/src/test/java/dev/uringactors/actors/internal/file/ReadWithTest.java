@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.ReadOnlyBufferException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
@@ -63,6 +64,26 @@ class ReadWithTest {
                 assertArrayEquals(Arrays.copyOfRange(content, from, Math.min(SIZE, from + length)), read,
                         length + " bytes at " + position);
             }
+        }
+        get(files.close(file));
+    }
+
+    /** The ring lends the same view of a buffer again: what one reader did to it must not reach the next. */
+    @Test
+    void aReaderThatMovesTheViewLeavesTheNextAFreshOne() throws Exception {
+        byte[] content = new byte[SIZE];
+        new Random(6).nextBytes(content);
+        FileHandle file = get(files.open(Files.write(dir.resolve("data"), content)));
+        for (int length = 1; length < 200; length += 7) {
+            int position = length * 101;
+            byte[] read = get(files.read(file, position, length, view -> {
+                assertEquals(0, view.position());
+                assertEquals(ByteOrder.BIG_ENDIAN, view.order()); // as every new view
+                byte[] bytes = remaining(view);
+                view.position(0).limit(0).mark(); // what the next reader must not see
+                return bytes;
+            }));
+            assertArrayEquals(Arrays.copyOfRange(content, position, position + length), read, length + " bytes");
         }
         get(files.close(file));
     }

@@ -441,7 +441,7 @@ public final class Connection {
                 return onEndOfStream();
             } else if (event instanceof SocketEvent.Sent sent) {
                 touch();
-                writes.sent(sent.bytes(), socket, handler()::tell);
+                writes.sent(sent.bytes(), socket, handler());
                 sendNext();
                 return writes.isEmpty() ? whenWritesDone() : this;
             } else if (event instanceof SocketEvent.FileUnreadable unreadable) {

@@ -5,6 +5,7 @@ import dev.uringactors.actors.tcp.TcpProtocol.Event;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteCommand;
 import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
+import org.apache.pekko.actor.typed.ActorRef;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -74,9 +75,9 @@ public final class WriteQueue {
 
     /**
      * {@code bytes} went out: the writes they finish leave the queue in order, their files given back by
-     * {@code socket} and their acknowledgements handed to {@code acks}.
+     * {@code socket} and their acknowledgements told to {@code acks}.
      */
-    void sent(long bytes, SocketIo socket, Consumer<Event> acks) {
+    void sent(long bytes, SocketIo socket, ActorRef<Event> acks) {
         headSent += bytes;
         while (!queue.isEmpty() && headSent >= queue.peek().byteCount()) {
             WriteCommand head = queue.poll();
@@ -86,7 +87,7 @@ public final class WriteQueue {
                 socket.closeOwnedFile(file);
             }
             if (head.ack() != null) {
-                acks.accept(head.ack());
+                acks.tell(head.ack());
             }
         }
     }

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-/** The kv sample's numbers and names as bytes: read as redis-server reads them, written without a detour. */
-class KvEncodingTest {
+/** The samples' numbers and names as bytes: read as redis-server (or HTTP) reads them, written without a detour. */
+class NamesAndNumbersTest {
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
@@ -64,7 +64,7 @@ class KvEncodingTest {
 
     @Test
     void knownNamesAreFoundInAnyCaseAsTheSameString() {
-        CommandNames names = new CommandNames(List.of("GET", "SET", "CLIENT", "KEYSPACE"));
+        KnownNames names = new KnownNames(KnownNames.Fold.UPPER, List.of("GET", "SET", "CLIENT", "KEYSPACE"));
         String get = names.of(ascii("get"));
         assertEquals("GET", get);
         assertSame(get, names.of(ascii("GeT")));
@@ -76,13 +76,26 @@ class KvEncodingTest {
 
     @Test
     void anUnknownNameIsItsOwnUpperCase() {
-        CommandNames names = new CommandNames(List.of("GET", "SET"));
+        KnownNames names = new KnownNames(KnownNames.Fold.UPPER, List.of("GET", "SET"));
         assertEquals("GETS", names.of(ascii("gets")));
         assertEquals("GE", names.of(ascii("ge")));
         assertEquals("", names.of(new byte[0]));
         assertEquals("G\u00c9T", names.of(new byte[] {'g', (byte) 0xe9, 't'})); // ISO-8859-1, as read
         assertNotSame(names.bytes("GETS"), names.bytes("GETS"));
         assertArrayEquals(ascii("GETS"), names.bytes("GETS"));
+    }
+
+    @Test
+    void httpNamesAreFoldedAsHttpFoldsThem() {
+        KnownNames fields = new KnownNames(KnownNames.Fold.LOWER, List.of("host", "content-length"));
+        byte[] line = ascii("Content-Length: 5");
+        assertSame(fields.of(ascii("content-length")), fields.of(line, 0, 14));
+        assertEquals("content-lengt", fields.of(line, 0, 13));
+        assertEquals("x-custom", fields.of(ascii("X-Custom")));
+        KnownNames methods = new KnownNames(KnownNames.Fold.NONE, List.of("GET", "HEAD"));
+        assertSame(methods.of(ascii("GET")), methods.of(ascii("xGETx"), 1, 4));
+        assertEquals("get", methods.of(ascii("get"))); // methods are case-sensitive: not GET
+        assertNotSame(methods.of(ascii("get")), methods.of(ascii("get")));
     }
 
     @Test
