@@ -104,8 +104,8 @@ final class KvBench {
                         medians[2] / medians[3]);
                 System.out.printf(Locale.ROOT, "kv%s -c 50 -P %d, a command (medians): kv CPU %.2f us, %.0f B on "
                                 + "the ring threads (%.0f B in all); redis-server CPU %.2f us%n",
-                        durable ? " aof always" : "", pipeline, HttpLoad.median(costs[0]), HttpLoad.median(costs[1]), HttpLoad.median(costs[2]),
-                        HttpLoad.median(costs[3]));
+                        durable ? " aof always" : "", pipeline, HttpLoad.median(costs[0]), HttpLoad.median(costs[1]),
+                        HttpLoad.median(costs[2]), HttpLoad.median(costs[3]));
                 recorder.record("uring-actors SET", "pipeline", pipeline, "requests/s", medians[0]);
                 recorder.record("redis-server SET", "pipeline", pipeline, "requests/s", medians[1]);
                 recorder.record("uring-actors GET", "pipeline", pipeline, "requests/s", medians[2]);

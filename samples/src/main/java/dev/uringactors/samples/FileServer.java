@@ -398,9 +398,10 @@ final class FileServer {
                 respondError(500);
             } else {
                 byte[] page = listed.page();
-                HttpResponses.Head head = responses.start(200).header("Content-Type", "text/html; charset=utf-8")
-                        .lines(connectionHeader());
-                respond(current.method().equals("HEAD") ? head.end(page.length) : head.end(page.length, page));
+                ByteString head = responses.start(200).header("Content-Type", "text/html; charset=utf-8")
+                        .lines(connectionHeader()).end(page.length);
+                // A page of a large directory is joined to its head, not copied beside it.
+                respond(current.method().equals("HEAD") ? head : head.concat(ByteString.fromArrayUnsafe(page)));
             }
             serveNext();
             return Behaviors.same();

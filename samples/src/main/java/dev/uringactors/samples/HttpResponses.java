@@ -59,7 +59,7 @@ final class HttpResponses {
             return end(contentLength, NO_BODY);
         }
 
-        /** The head and {@code body} after it, in one array. */
+        /** The head and {@code body} (a small one: it is copied) after it, in one array. */
         ByteString end(long contentLength, byte[] body) {
             if (contentLength >= 0) {
                 ascii("Content-Length: ").number(contentLength).ascii("\r\n");

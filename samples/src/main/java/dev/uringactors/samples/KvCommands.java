@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The commands the kv sample answers: each one's arity (as redis-server counts it: the name included, negative
@@ -169,8 +170,8 @@ final class KvCommands {
     }
 
     /** The names of the commands, and of the one request only shards take (INFO's keyspace figures). */
-    static final KnownNames NAMES = new KnownNames(KnownNames.Fold.UPPER, java.util.stream.Stream.concat(SPECS.keySet().stream(),
-            java.util.stream.Stream.of("KEYSPACE")).toList());
+    static final KnownNames NAMES = new KnownNames(KnownNames.Fold.UPPER,
+            Stream.concat(SPECS.keySet().stream(), Stream.of("KEYSPACE")).toList());
 
     private static final byte[] PONG = "+PONG\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EMPTY_ARRAY = "*0\r\n".getBytes(StandardCharsets.US_ASCII);
