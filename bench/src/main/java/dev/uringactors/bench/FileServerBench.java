@@ -68,8 +68,8 @@ final class FileServerBench {
                     ngx + name(LARGE));
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < 4; i++) {
-                    ServerCost cost = i % 2 == 0 ? ServerCost.ofJvm(servers.get(i))
-                            : ServerCost.ofNative(servers.get(i));
+                    long pid = servers.get(i).pid();
+                    ServerCost cost = i % 2 == 0 ? ServerCost.ofJvm(pid) : ServerCost.ofNative(pid);
                     double requestsPerSecond = HttpLoad.wrk(wrk, urls.get(i), seconds);
                     costs[i][r] = cost.per(requestsPerSecond * seconds);
                     figures[i][r] = i < 2 ? requestsPerSecond : requestsPerSecond * LARGE / 1e6;

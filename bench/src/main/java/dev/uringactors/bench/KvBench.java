@@ -74,10 +74,10 @@ final class KvBench {
                 double[][] figures = new double[4][rounds]; // set kv, set redis, get kv, get redis
                 double[][] costs = new double[4][rounds]; // kv CPU, kv ring bytes, kv all bytes, redis CPU
                 for (int r = 0; r < rounds; r++) {
-                    ServerCost oursCost = ServerCost.ofJvm(sample);
+                    ServerCost oursCost = ServerCost.ofJvm(sample.pid());
                     double[] ours = run(redisBenchmark, kvPort, requests, pipeline, true);
                     ServerCost.PerOperation oursPer = oursCost.per(2.0 * requests); // a SET and a GET run each
-                    ServerCost theirsCost = ServerCost.ofNative(redisProcess);
+                    ServerCost theirsCost = ServerCost.ofNative(redisProcess.pid());
                     double[] theirs = run(redisBenchmark, redisPort, requests, pipeline, true);
                     ServerCost.PerOperation theirsPer = theirsCost.per(2.0 * requests);
                     costs[0][r] = oursPer.cpuMicros();

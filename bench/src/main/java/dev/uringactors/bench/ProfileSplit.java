@@ -64,7 +64,7 @@ final class ProfileSplit {
 
     /** Runs async-profiler's {@code command} in {@code pid} through jcmd (its options one quoted argument). */
     private static void agent(long pid, String library, String command) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "JVMTI.agent_load", library,
+        Process jcmd = new ProcessBuilder(ServerCost.jcmd(), String.valueOf(pid), "JVMTI.agent_load", library,
                 "\"" + command + "\"").redirectErrorStream(true).start();
         String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!jcmd.waitFor(30, TimeUnit.SECONDS) || jcmd.exitValue() != 0 || said.contains("error")) {
@@ -97,8 +97,8 @@ final class ProfileSplit {
         byOwner.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .forEach(e -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / all,
                         e.getKey()));
-        System.out.printf("the %d leaf frames that took most (for bytes: the class, in the method that allocated "
-                + "it):%n", top);
+        System.out.printf("the %d leaf frames that took most (for bytes: the class, in the nearest method not the "
+                + "JDK's that allocated it):%n", top);
         byFrame.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
                 .forEach(e -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / all,
                         e.getKey()));

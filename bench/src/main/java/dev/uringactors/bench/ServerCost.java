@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  * What a server process spent on a run, per operation: its CPU time (with its children's, such as nginx's
  * workers), and for a JVM the bytes its threads allocated, those of the ring threads ({@code uring-ring-N}) apart.
  * The bytes come from {@code jcmd <pid> Thread.print -e}, which gives each thread's allocated bytes in three
- * significant digits: a run that allocates less than some hundred MB is measured coarsely.
+ * significant digits: a run that allocates less than some hundred MB is measured coarsely. It lists the threads
+ * alive: the bytes of a thread that ended during the run are not counted (a server's ring threads live as long
+ * as it does), nor is the CPU of a child that ended.
  */
 final class ServerCost {
     private static final Pattern THREAD = Pattern.compile(
@@ -47,14 +49,14 @@ final class ServerCost {
         this.before = snapshot();
     }
 
-    /** Starts counting for the JVM {@code server}. */
-    static ServerCost ofJvm(Process server) throws IOException, InterruptedException {
-        return new ServerCost(server.pid(), true);
+    /** Starts counting for the JVM of process {@code pid}. */
+    static ServerCost ofJvm(long pid) throws IOException, InterruptedException {
+        return new ServerCost(pid, true);
     }
 
     /** Starts counting CPU only, for a server that is no JVM (nginx, redis-server). */
-    static ServerCost ofNative(Process server) throws IOException, InterruptedException {
-        return new ServerCost(server.pid(), false);
+    static ServerCost ofNative(long pid) throws IOException, InterruptedException {
+        return new ServerCost(pid, false);
     }
 
     /** What was spent since the start, divided by the {@code operations} done meanwhile. */
@@ -99,9 +101,14 @@ final class ServerCost {
                 : java.util.Arrays.stream(children.split(" ")).mapToLong(Long::parseLong).toArray();
     }
 
+    /** The jcmd of the JDK this runs on (a JDK's own tools attach to a JVM of its version). */
+    static String jcmd() {
+        return Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    }
+
     /** Each thread's allocated bytes, keyed by its name and native id (a pool may reuse names). */
     private static Map<String, Long> allocatedByThread(long pid) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "Thread.print", "-e")
+        Process jcmd = new ProcessBuilder(jcmd(), String.valueOf(pid), "Thread.print", "-e")
                 .redirectErrorStream(true).start();
         String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!jcmd.waitFor(30, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
