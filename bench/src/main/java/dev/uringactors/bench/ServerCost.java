@@ -46,7 +46,9 @@ final class ServerCost {
     private ServerCost(long pid, boolean jvm) throws IOException, InterruptedException {
         this.pid = pid;
         this.jvm = jvm;
-        this.before = snapshot();
+        // jcmd costs the JVM some milliseconds of CPU: its reads come before the CPU's here, after it at the end
+        Map<String, Long> allocated = jvm ? allocatedByThread(pid) : Map.of();
+        this.before = new Snapshot(treeCpuTicks(pid), allocated);
     }
 
     /** Starts counting for the JVM of process {@code pid}. */
@@ -61,7 +63,8 @@ final class ServerCost {
 
     /** What was spent since the start, divided by the {@code operations} done meanwhile. */
     PerOperation per(double operations) throws IOException, InterruptedException {
-        Snapshot after = snapshot();
+        long cpuTicks = treeCpuTicks(pid);
+        Snapshot after = new Snapshot(cpuTicks, jvm ? allocatedByThread(pid) : Map.of());
         double cpuMicros = (after.cpuTicks - before.cpuTicks) * 10_000.0 / operations; // a tick is 10 ms (USER_HZ)
         if (!jvm) {
             return new PerOperation(cpuMicros, Double.NaN, Double.NaN);
@@ -75,10 +78,6 @@ final class ServerCost {
             ring += thread.getKey().startsWith(RING_THREAD) ? bytes : 0;
         }
         return new PerOperation(cpuMicros, ring / operations, all / operations);
-    }
-
-    private Snapshot snapshot() throws IOException, InterruptedException {
-        return new Snapshot(treeCpuTicks(pid), jvm ? allocatedByThread(pid) : Map.of());
     }
 
     /** The user and system CPU ticks of {@code pid} and of its children, theirs so far (not only the reaped ones). */
