@@ -59,6 +59,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ReadAheadTest {
     private static final int READ_AHEAD = 64 * 1024;
     private static final int RECV_BUFFER = 16 * 1024;
+    /** What one read of Pekko IO brings on the JDK backend, as a recv buffer does on a ring. */
+    private static final int DIRECT_BUFFER = 64 * 1024;
     private final ActorTestKit testKit = TestRings.kit(
             "uring { rings = 1, tcp { read-ahead = 64 KiB, recv-buffer-size = 16 KiB } }\n"
                     + "pekko.io.tcp.direct-buffer-size = 64 KiB");
@@ -93,7 +95,7 @@ class ReadAheadTest {
             // The receive under way when the suspension came, and one armed again before it reached the connection,
             // each ending at the buffer that reaches the limit (114 688 bytes measured; 966 656 with no limit).
             int whileSuspended = received.size() - first;
-            assertTrue(whileSuspended <= 2 * (READ_AHEAD + RECV_BUFFER),
+            assertTrue(whileSuspended <= 2 * (READ_AHEAD + receiveSize()) + hopAllowance(),
                     whileSuspended + " bytes came after the suspension");
 
             c.connection().tell(ReadControl.RESUME_READING);
@@ -135,7 +137,11 @@ class ReadAheadTest {
                 client.connect(bound.localAddress());
                 clients.add(client);
                 Connected c = events.expectMessageClass(Connected.class);
-                c.connection().tell(new Register(testKit.spawn(suspendingAtFirstData(c.connection(), suspended))));
+                // On the connection's ring, as a handler that must hold its reads is: one on another thread
+                // suspends only once that thread runs, and the ring reads at loopback speed meanwhile (one peer
+                // of sixteen sent 2.16 MB past its first data so in a clean-clone CI run).
+                c.connection().tell(new Register(testKit.spawn(suspendingAtFirstData(c.connection(), suspended),
+                        "suspends-at-first-data-" + i, UringExtension.get(testKit.system()).dispatcher(0))));
                 sent.add(sendCounting(client, payload));
             }
             assertTrue(suspended.await(10, TimeUnit.SECONDS), "every handler had its first data");
@@ -144,6 +150,8 @@ class ReadAheadTest {
             // read: 0.7-0.9 MB a peer measured, on both backends; 2.2-3.0 MB for the most-sending peer with no bound
             // (the JDK backend before pull mode). The limit lies between, with room for the kernel's accounting.
             long limit = 6L * receiveBuffer + 2L * sendBuffer + 2L * (READ_AHEAD + RECV_BUFFER);
+            System.out.printf("read-ahead, %d peers: bytes sent past the suspension %s (limit %d)%n", peers,
+                    sent.stream().map(AtomicLong::get).sorted().toList(), limit);
             for (AtomicLong s : sent) {
                 assertTrue(s.get() <= limit, s.get() + " bytes left a peer while the server's reading was "
                         + "suspended; at most " + limit + " fit the socket buffers and the read-ahead");
@@ -201,9 +209,29 @@ class ReadAheadTest {
         });
     }
 
+    /** The most one receive brings: a ring's recv buffer, or on the JDK backend one read of Pekko IO. */
+    private int receiveSize() {
+        return jdkBackend() ? DIRECT_BUFFER : RECV_BUFFER;
+    }
+
+    /**
+     * What may come while the suspension crosses threads: nothing on a ring, where the handler runs on the
+     * connection's thread; on the JDK backend, whose "ring" dispatcher is Pekko's default one, the reads the
+     * connection delivers before the handler's thread runs: 195 557 and 320 485 bytes came after the suspension
+     * there in two runs of some thirty, over the ring's bound of 163 840 (with no limit, 966 656 came). Four
+     * reads are allowed beside the two receives.
+     */
+    private int hopAllowance() {
+        return jdkBackend() ? 4 * DIRECT_BUFFER : 0;
+    }
+
+    private boolean jdkBackend() {
+        return UringExtension.get(testKit.system()).backend() == Backend.JDK;
+    }
+
     /** Skips, saying why, where a ring's receive has no limit: before Linux 6.17, which reads it. */
     private void assumeTheLimitHolds() {
-        assumeTrue(UringExtension.get(testKit.system()).backend() == Backend.JDK || KernelFacts.atLeast(6, 17),
+        assumeTrue(jdkBackend() || KernelFacts.atLeast(6, 17),
                 "a multishot receive's limit needs Linux 6.17 (before, the ring reads without one); this is "
                         + KernelFacts.release());
     }
