@@ -45,9 +45,18 @@ class KvClusterTest {
         nodes.forEach(KvNodeProcess::close);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /** {@code n} free ports, all different: each held open until the last is found. */
+    private static int[] freePorts(int n) throws IOException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                held.add(new ServerSocket(0));
+            }
+            return held.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } finally {
+            for (ServerSocket s : held) {
+                s.close();
+            }
         }
     }
 
@@ -93,7 +102,7 @@ class KvClusterTest {
      */
     @Test
     void aStoppedNodesRequestsTimeOutInOrderAndItsLateAnswersAreDropped() throws Exception {
-        int[] artery = {freePort(), freePort()};
+        int[] artery = freePorts(2);
         String seeds = "127.0.0.1:" + artery[0];
         List<String> timeout = List.of("-Dsamples.kv.request-timeout=1s");
         nodes.add(KvNodeProcess.start("A", timeout, "--port", "0", "--cluster", "127.0.0.1:" + artery[0],
@@ -162,8 +171,9 @@ class KvClusterTest {
 
     @Test
     void keysAreSharedAndAKilledNodeLosesNoAcknowledgedWrite() throws Exception {
-        int[] ports = {freePort(), freePort(), freePort()};
-        int[] artery = {freePort(), freePort(), freePort()};
+        int[] free = freePorts(6); // kv's and artery's of each node: a port taken twice would stall a node's start
+        int[] ports = {free[0], free[1], free[2]};
+        int[] artery = {free[3], free[4], free[5]};
         String seeds = "127.0.0.1:" + artery[0] + ",127.0.0.1:" + artery[1];
         startNode("A", ports[0], artery[0], seeds);
         startNode("B", ports[1], artery[1], seeds);

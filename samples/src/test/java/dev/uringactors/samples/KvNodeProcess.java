@@ -104,5 +104,10 @@ final class KvNodeProcess implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS); // gone before the next test starts its nodes
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
