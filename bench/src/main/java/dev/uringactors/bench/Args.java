@@ -2,6 +2,8 @@ package dev.uringactors.bench;
 
 import dev.uringactors.bench.figures.FigureRecorder;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -29,6 +31,18 @@ final class Args {
 
     String string(String name, String fallback) {
         return values.getOrDefault(name, fallback);
+    }
+
+    /**
+     * The samples jar the command runs its servers from: {@code --sample-jar J} (another commit's, to measure it
+     * beside this one), by default this build's; refused when it is not there.
+     */
+    String sampleJar() {
+        String jar = string("sample-jar", "samples/target/uring-samples.jar");
+        if (!Files.isRegularFile(Path.of(jar))) {
+            throw new IllegalArgumentException(jar + " is missing: build with mvn -B -DskipTests package");
+        }
+        return jar;
     }
 
     /** Where the command records {@code workload}'s figures: {@code --data DIR}, or nowhere. */

@@ -25,11 +25,10 @@ final class FileServerBench {
     static void main(Args args) throws Exception {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         String spliceThreshold = args.string("splice-threshold", "64KiB");
         String nginx = HttpLoad.onPath("nginx", "nginx wrk");
         String wrk = HttpLoad.onPath("wrk", "nginx wrk");
-        HttpLoad.requireSampleJar(sampleJar);
         Path dir = Files.createTempDirectory("uring-file-server-bench");
         Path root = Files.createDirectories(dir.resolve("root"));
         Random random = new Random(1);

@@ -31,9 +31,8 @@ final class HttpClientBench {
         int warmup = args.intValue("warmup", 20);
         int connections = args.intValue("connections", 64);
         int concurrency = args.intValue("concurrency", 128);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         String backend = args.string("backend", "io-uring");
-        HttpLoad.requireSampleJar(sampleJar);
         String benchJar = Path.of(HttpClientBench.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 .toString();
         List<Process> started = new ArrayList<>();

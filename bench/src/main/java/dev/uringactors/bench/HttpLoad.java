@@ -78,12 +78,6 @@ final class HttpLoad {
                 """.formatted(dir);
     }
 
-    static void requireSampleJar(String sampleJar) {
-        if (!Files.isRegularFile(Path.of(sampleJar))) {
-            throw new IllegalArgumentException(sampleJar + " is missing: build with mvn -B -DskipTests package");
-        }
-    }
-
     static Process start(List<String> command) throws IOException {
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }

@@ -37,11 +37,10 @@ final class KvBench {
         }
         int requests = args.intValue("requests", 500_000);
         int rounds = args.intValue("rounds", 3);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         String aof = args.string("aof", "");
         String redisServer = HttpLoad.onPath("redis-server", "redis-server redis-tools");
         String redisBenchmark = HttpLoad.onPath("redis-benchmark", "redis-server redis-tools");
-        HttpLoad.requireSampleJar(sampleJar);
         boolean durable = !aof.isEmpty();
         Path dir = durable ? Files.createTempDirectory(Path.of(aof), "kv-bench") : Files.createTempDirectory("kv-bench");
         List<Process> started = new ArrayList<>();
@@ -118,10 +117,9 @@ final class KvBench {
 
     private static void threeNodes(Args args) throws Exception {
         int requests = args.intValue("requests", 100_000);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         String redisBenchmark = HttpLoad.onPath("redis-benchmark", "redis-tools");
         String redisCli = HttpLoad.onPath("redis-cli", "redis-tools");
-        HttpLoad.requireSampleJar(sampleJar);
         int[] ports = new int[3];
         int[] artery = new int[3];
         for (int i = 0; i < 3; i++) {

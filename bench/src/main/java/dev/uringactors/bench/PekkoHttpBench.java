@@ -24,7 +24,7 @@ final class PekkoHttpBench {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
         int warmup = args.intValue("warmup", 20);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         boolean h2c = switch (args.string("protocol", "h1")) {
             case "h1" -> false;
             case "h2c" -> true;
@@ -32,7 +32,6 @@ final class PekkoHttpBench {
         };
         String loadTool = h2c ? HttpLoad.onPath("h2load", "nghttp2-client") : HttpLoad.onPath("wrk", "wrk");
         String backend = args.string("backend", "io-uring");
-        HttpLoad.requireSampleJar(sampleJar);
         List<Process> started = new ArrayList<>();
         try {
             String[] urls = new String[2]; // uring, pekko

@@ -50,8 +50,7 @@ final class PekkoHttpPostBench {
         if (requests < 1 || length < 1024 || inFlight < 1 || warmup < 1) {
             throw new IllegalArgumentException("--requests, --kib, --in-flight and --warmup take 1 or more");
         }
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
-        HttpLoad.requireSampleJar(sampleJar);
+        String sampleJar = args.sampleJar();
         String workload = inFlight < requests ? "pekko-http-post-in-flight-" + inFlight : "pekko-http-post";
         FigureRecorder recorder = args.figures(warmup == WARMUP ? workload : workload + "-warmup-" + warmup);
         for (String transport : List.of("uring", "pekko")) {

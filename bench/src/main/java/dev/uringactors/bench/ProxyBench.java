@@ -28,10 +28,9 @@ final class ProxyBench {
         int seconds = args.intValue("seconds", 6);
         int rounds = args.intValue("rounds", 3);
         int warmup = args.intValue("warmup", 20);
-        String sampleJar = args.string("sample-jar", "samples/target/uring-samples.jar");
+        String sampleJar = args.sampleJar();
         String nginx = HttpLoad.onPath("nginx", "nginx wrk");
         String wrk = HttpLoad.onPath("wrk", "nginx wrk");
-        HttpLoad.requireSampleJar(sampleJar);
         Path dir = Files.createTempDirectory("uring-proxy-bench");
         Path root = Files.createDirectories(dir.resolve("root"));
         Files.writeString(root.resolve("small.txt"), "a small file from the upstream\n");
