@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * statx(2) of an open file, called directly. The ring's STATX always runs in a kernel worker thread (it may
+ * statx(2) of an open file or a path, called directly. The ring's STATX always runs in a kernel worker thread (it may
  * have a path to look up), a hand-off that costs far more than the call itself when there is no path: the
  * inode of an open file is in memory, and the call does not block.
  */
@@ -22,8 +22,22 @@ public final class Statx {
      * {@code name} names the file in the exception if the call fails.
      */
     public static ByteBuffer ofOpenFile(int fd, String name) {
+        return call(fd, EMPTY_PATH, OpFlags.AT_EMPTY_PATH, name);
+    }
+
+    /**
+     * The {@code struct statx} (basic fields) of the file at {@code path}, symlinks followed, as little-endian
+     * bytes; {@code path} names the file in the exception if the call fails.
+     */
+    public static ByteBuffer ofPath(String path) {
+        try (NativeBuffer name = NativeBuffer.ofString(path)) {
+            return call(OpFlags.AT_FDCWD, name, 0, path);
+        }
+    }
+
+    private static ByteBuffer call(int dirfd, NativeBuffer path, int flags, String name) {
         byte[] statx = new byte[SIZE];
-        if (LibC.statx(fd, EMPTY_PATH.address(), OpFlags.AT_EMPTY_PATH, OpFlags.STATX_BASIC_STATS, statx) != 0) {
+        if (LibC.statx(dirfd, path.address(), flags, OpFlags.STATX_BASIC_STATS, statx) != 0) {
             throw new UringException("statx " + name, LibC.negErrno(), null);
         }
         return ByteBuffer.wrap(statx).order(ByteOrder.LITTLE_ENDIAN);

@@ -1,6 +1,5 @@
 package dev.uringactors.actors.file;
 
-import dev.uringactors.actors.internal.file.jdk.JdkStat;
 import dev.uringactors.ring.Statx;
 
 import java.nio.ByteBuffer;
@@ -22,7 +21,7 @@ public record FileStat(long size, int mode, Instant lastModified, int blockSize)
             throw new IllegalArgumentException(file.path() + " is a registered file: it has no descriptor to stat");
         }
         if (file.fd() == FileHandle.NO_DESCRIPTOR) {
-            return JdkStat.ofPath(file.path());
+            return from(Statx.ofPath(file.path().toString()));
         }
         return from(Statx.ofOpenFile(file.fd(), file.path().toString()));
     }

@@ -3,15 +3,14 @@ package dev.uringactors.actors.internal.file;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
 import dev.uringactors.actors.file.RingProtocol;
+import dev.uringactors.actors.internal.issue.BufferLease;
 import dev.uringactors.actors.internal.issue.BufferPool;
 import dev.uringactors.actors.internal.issue.CloseOp;
-import dev.uringactors.actors.internal.issue.FixedBuffers;
 import dev.uringactors.actors.internal.issue.ReplyOp;
 import dev.uringactors.actors.internal.issue.RingOp.Admission;
 import dev.uringactors.actors.internal.issue.RingOp.Prep;
 import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.ring.Descriptors;
-import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.OpenHow;
@@ -42,7 +41,7 @@ public final class FileOps {
 
     /** A NOP or an FSYNC: a caller's request, answered with Done or the typed failure. */
     static SimpleOp done(Opcode opcode, String target, Prep prep, ActorRef<StatusReply<Done>> replyTo) {
-        return new SimpleOp(opcode, Admission.REQUEST, prep, null, new DoneReply(opcode, target, replyTo));
+        return new SimpleOp(opcode, Admission.REQUEST, prep, new DoneReply(opcode, target, replyTo));
     }
 
     /** CLOSE of a file: counted, in order behind the reads queued before it, and never refused: it must happen. */
@@ -77,8 +76,7 @@ public final class FileOps {
         private final int extraBytes;
         /** Where the room after the path begins: 8-aligned. */
         final int extra;
-        private BufferPool pool;
-        NativeBuffer buffer;
+        BufferLease lease;
 
         /** {@code path} names the file in answers and errors; {@code kernelPath} is what the kernel is given. */
         PathOp(Path path, String kernelPath, int extraBytes, ActorRef<StatusReply<T>> replyTo) {
@@ -95,11 +93,11 @@ public final class FileOps {
         }
 
         @Override
-        protected void acquire(BufferPool pool) {
-            this.pool = pool;
-            this.buffer = pool.acquire(extra + extraBytes);
-            buffer.asByteBuffer().put(0, kernelPath).put(kernelPath.length, (byte) 0);
+        protected BufferLease acquire(BufferPool pool) {
+            lease = pool.lease(extra + extraBytes);
+            lease.buffer().asByteBuffer().put(0, kernelPath).put(kernelPath.length, (byte) 0);
             writeExtra();
+            return lease;
         }
 
         /** Fills the room after the path, if the op gives the kernel something there. */
@@ -107,23 +105,16 @@ public final class FileOps {
         }
 
         long pathAddress() {
-            return buffer.address();
+            return lease.address();
         }
 
         long extraAddress() {
-            return buffer.address() + extra;
+            return lease.address() + extra;
         }
 
         @Override
         protected String target() {
             return path.toString();
-        }
-
-        @Override
-        protected void release() {
-            if (buffer != null) {
-                pool.release(buffer);
-            }
         }
     }
 
@@ -162,7 +153,7 @@ public final class FileOps {
         @Override
         void writeExtra() {
             if (beneath) { // openat2 takes a mode only to create
-                OpenHow.write(buffer, extra, flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
+                OpenHow.write(lease.buffer(), extra, flags, (flags & OpFlags.O_CREAT) != 0 ? MODE : 0,
                         OpenHow.RESOLVE_BENEATH | OpenHow.RESOLVE_NO_MAGICLINKS);
             }
         }
@@ -229,11 +220,7 @@ public final class FileOps {
         final FileHandle file;
         final long position;
         final int length;
-        NativeBuffer buffer;
-        /** The registered buffer's index, or -1 for a pooled one. */
-        int fixedIndex = -1;
-        private FixedBuffers fixed;
-        private BufferPool pool;
+        BufferLease lease;
 
         PooledFileOp(FileHandle file, long position, int length, ActorRef<StatusReply<T>> replyTo) {
             super(replyTo);
@@ -247,17 +234,16 @@ public final class FileOps {
             return Admission.REQUEST;
         }
 
+        /** A polled file's ring has no registered buffers. */
         @Override
-        protected void acquire(BufferPool pool) {
-            this.pool = pool;
-            this.fixed = file.polled() ? null : pool.fixed();
-            this.fixedIndex = fixed == null ? -1 : fixed.acquire(length);
-            if (fixedIndex >= 0) {
-                pool.countFixedUse();
-                this.buffer = fixed.buffer(fixedIndex);
-            } else {
-                this.buffer = pool.acquire(length);
-            }
+        protected BufferLease acquire(BufferPool pool) {
+            lease = file.polled() ? pool.lease(length) : pool.leaseFixedOrPooled(length);
+            return lease;
+        }
+
+        /** The registered buffer's index, or -1 for a pooled one. */
+        int fixedIndex() {
+            return lease.fixedIndex();
         }
 
         @Override
@@ -282,15 +268,6 @@ public final class FileOps {
         protected String target() {
             return file.path().toString();
         }
-
-        @Override
-        protected void release() {
-            if (fixedIndex >= 0) {
-                fixed.release(fixedIndex);
-            } else if (buffer != null) {
-                pool.release(buffer);
-            }
-        }
     }
 
     /** A read into the op's buffer; what it answers with, its subclass says. */
@@ -301,15 +278,15 @@ public final class FileOps {
 
         @Override
         protected Opcode opcode() {
-            return fixedIndex >= 0 ? Opcode.READ_FIXED : Opcode.READ;
+            return fixedIndex() >= 0 ? Opcode.READ_FIXED : Opcode.READ;
         }
 
         @Override
         protected void prepare(Sqe sqe) {
-            if (fixedIndex >= 0) {
-                sqe.prepReadFixed(file.fd(), buffer.address(), length, position, fixedIndex);
+            if (fixedIndex() >= 0) {
+                sqe.prepReadFixed(file.fd(), lease.address(), length, position, fixedIndex());
             } else {
-                sqe.prepRead(file.fd(), buffer.address(), length, position);
+                sqe.prepRead(file.fd(), lease.address(), length, position);
             }
             fileFlags(sqe);
         }
@@ -324,7 +301,7 @@ public final class FileOps {
         @Override
         protected ByteString result(int res) {
             byte[] bytes = new byte[res];
-            buffer.read(0, bytes, 0, res);
+            lease.buffer().read(0, bytes, 0, res);
             return ByteString.fromArrayUnsafe(bytes);
         }
     }
@@ -345,7 +322,7 @@ public final class FileOps {
 
         @Override
         protected T result(int res) {
-            return reader.apply(buffer.lentView(res)); // the reader keeps what it returns, never the view
+            return reader.apply(lease.buffer().lentView(res)); // the reader keeps what it returns, never the view
         }
     }
 
@@ -377,23 +354,24 @@ public final class FileOps {
         }
 
         @Override
-        protected void acquire(BufferPool pool) {
+        protected BufferLease acquire(BufferPool pool) {
             super.acquire(pool);
-            data.copyToBuffer(buffer.asByteBuffer().clear());
+            data.copyToBuffer(lease.buffer().asByteBuffer().clear());
+            return lease;
         }
 
         @Override
         protected Opcode opcode() {
-            return fixedIndex >= 0 ? Opcode.WRITE_FIXED : Opcode.WRITE;
+            return fixedIndex() >= 0 ? Opcode.WRITE_FIXED : Opcode.WRITE;
         }
 
         @Override
         protected void prepare(Sqe sqe) {
-            if (fixedIndex >= 0) {
-                sqe.prepWriteFixed(file.fd(), buffer.address() + written, length - written, position + written,
-                        fixedIndex);
+            if (fixedIndex() >= 0) {
+                sqe.prepWriteFixed(file.fd(), lease.address() + written, length - written, position + written,
+                        fixedIndex());
             } else {
-                sqe.prepWrite(file.fd(), buffer.address() + written, length - written, position + written);
+                sqe.prepWrite(file.fd(), lease.address() + written, length - written, position + written);
             }
             fileFlags(sqe);
         }
@@ -444,7 +422,7 @@ public final class FileOps {
 
         /** The {@code struct statx} the kernel wrote. */
         ByteBuffer statx() {
-            return buffer.asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            return lease.buffer().asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN);
         }
     }
 

@@ -20,7 +20,7 @@ public final class BufferPool {
     private static final long MAX_KEPT_BYTES = 16L << 20;
 
     /** Free buffers by size class: index 0 holds 4 KiB buffers, index i holds 4 KiB << i. */
-    private final List<ArrayDeque<NativeBuffer>> free = new ArrayList<>();
+    private final List<ArrayDeque<BufferLease>> free = new ArrayList<>();
     /** The current ring's registered buffers, or null where there are none. */
     private FixedBuffers fixed;
     private long fixedUses;
@@ -43,14 +43,25 @@ public final class BufferPool {
         return maxIoSize;
     }
 
-    /** A buffer of at least {@code length} bytes; its contents are whatever was there before. */
-    public NativeBuffer acquire(int length) {
+    /** A pooled buffer of at least {@code length} bytes; its contents are whatever was there before. */
+    public BufferLease lease(int length) {
         int c = classOf(length);
         if (c >= free.size()) {
-            return NativeBuffer.allocateAligned(Math.max(length, 1), ALIGNMENT);
+            return new BufferLease(NativeBuffer.allocateAligned(Math.max(length, 1), ALIGNMENT), this, null, -1);
         }
-        NativeBuffer b = free.get(c).poll();
-        return b != null ? b : NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT);
+        BufferLease b = free.get(c).poll();
+        return b != null ? b
+                : new BufferLease(NativeBuffer.allocateAligned(1L << (c + MIN_SHIFT), ALIGNMENT), this, null, -1);
+    }
+
+    /** A registered buffer of at least {@code length} bytes if one is free, else a pooled one. */
+    public BufferLease leaseFixedOrPooled(int length) {
+        BufferLease registered = fixed == null ? null : fixed.lease(length);
+        if (registered == null) {
+            return lease(length);
+        }
+        fixedUses++;
+        return registered;
     }
 
     /** Registered buffers to hand out from now on (those of a new ring), or null for none. */
@@ -58,35 +69,26 @@ public final class BufferPool {
         this.fixed = buffers;
     }
 
-    /** The current ring's registered buffers, or null. */
-    public FixedBuffers fixed() {
-        return fixed;
-    }
-
-    /** A request used a registered buffer. */
-    public void countFixedUse() {
-        fixedUses++;
-    }
-
     /** Requests that used a registered buffer, since the issuer started. */
     public long fixedUses() {
         return fixedUses;
     }
 
-    public void release(NativeBuffer buffer) {
-        int c = classOf((int) buffer.size());
-        ArrayDeque<NativeBuffer> list = c < free.size() ? free.get(c) : null;
-        if (list != null && list.size() < MAX_KEPT && (list.size() + 1) * buffer.size() <= MAX_KEPT_BYTES) {
-            list.push(buffer);
+    void giveBack(BufferLease lease) {
+        long size = lease.buffer().size();
+        int c = classOf((int) size);
+        ArrayDeque<BufferLease> list = c < free.size() ? free.get(c) : null;
+        if (list != null && list.size() < MAX_KEPT && (list.size() + 1) * size <= MAX_KEPT_BYTES) {
+            list.push(lease);
         } else {
-            buffer.close();
+            lease.buffer().close();
         }
     }
 
     /** Frees every pooled buffer. */
     void close() {
-        for (ArrayDeque<NativeBuffer> list : free) {
-            list.forEach(NativeBuffer::close);
+        for (ArrayDeque<BufferLease> list : free) {
+            list.forEach(lease -> lease.buffer().close());
             list.clear();
         }
     }

@@ -19,13 +19,13 @@ public final class CloseOp extends SimpleOp {
             } else {
                 sqe.prepClose(fd);
             }
-        }, null, outcome);
+        }, outcome);
         this.fd = fd;
         this.registered = registered;
     }
 
     @Override
     protected void refuse(Throwable cause) {
-        complete(registered ? 0 : Descriptors.close(fd), 0, 0);
+        outcome().completed(registered ? 0 : Descriptors.close(fd), 0);
     }
 }

@@ -10,18 +10,20 @@ import java.util.ArrayDeque;
  * The requests in flight whose completion time can be expected (file reads and writes), per kind, with each
  * kind's estimate: the forecast that tells a polling wait strategy when to start polling, and that it need not
  * poll at all while only sockets, timeouts and the wake-up read are in flight. Each kind keeps its requests in
- * submission order; the oldest one still in flight is the one due first.
+ * submission order; the oldest one still in flight is the one due first. When each went in is kept in its slot.
  */
 final class DueCompletions implements CompletionForecast {
     private static final int KINDS = Opcode.values().length;
 
     private final int window;
+    private final SlotTable slots;
     private final LatencyEstimate[] estimates = new LatencyEstimate[KINDS];
     @SuppressWarnings("unchecked")
     private final ArrayDeque<RingOp>[] inFlight = new ArrayDeque[KINDS];
 
-    DueCompletions(int window) {
+    DueCompletions(int window, SlotTable slots) {
         this.window = window;
+        this.slots = slots;
     }
 
     /** {@code op} (with a latency kind) was put in the SQ at {@code now}. */
@@ -31,15 +33,15 @@ final class DueCompletions implements CompletionForecast {
             inFlight[kind] = new ArrayDeque<>();
             estimates[kind] = new LatencyEstimate(window);
         }
-        op.submittedAt = now;
+        slots.submittedAt(op.userData, now);
         inFlight[kind].add(op);
     }
 
     /** {@code op}'s final completion arrived at {@code now}. */
     void completed(RingOp op, long now) {
         int kind = op.latencyKind();
-        estimates[kind].sample(now - op.submittedAt);
-        op.submittedAt = -1;
+        estimates[kind].sample(now - slots.submittedAt(op.userData));
+        slots.submittedAt(op.userData, -1);
         dropCompletedHeads(inFlight[kind]);
     }
 
@@ -47,14 +49,14 @@ final class DueCompletions implements CompletionForecast {
     void clear() {
         for (ArrayDeque<RingOp> queue : inFlight) {
             if (queue != null) {
-                queue.forEach(op -> op.submittedAt = -1);
+                queue.forEach(op -> slots.submittedAt(op.userData, -1));
                 queue.clear();
             }
         }
     }
 
-    private static void dropCompletedHeads(ArrayDeque<RingOp> queue) {
-        while (!queue.isEmpty() && queue.peek().submittedAt < 0) {
+    private void dropCompletedHeads(ArrayDeque<RingOp> queue) {
+        while (!queue.isEmpty() && slots.submittedAt(queue.peek().userData) < 0) {
             queue.poll();
         }
     }
@@ -65,7 +67,8 @@ final class DueCompletions implements CompletionForecast {
         for (int kind = 0; kind < KINDS; kind++) {
             ArrayDeque<RingOp> queue = inFlight[kind];
             if (queue != null && !queue.isEmpty()) {
-                from = Math.min(from, queue.peek().submittedAt + Math.max(0, estimates[kind].nanos() / 2));
+                long submittedAt = slots.submittedAt(queue.peek().userData);
+                from = Math.min(from, submittedAt + Math.max(0, estimates[kind].nanos() / 2));
             }
         }
         return from;

@@ -9,8 +9,8 @@ import dev.uringactors.ring.Ring;
  * thread uses them. A buffer comes back after its request's final completion; once the ring is closed, buffers
  * that come back are freed, and those of requests left in the kernel by a drain that timed out are never freed.
  */
-public final class FixedBuffers {
-    private final NativeBuffer[] buffers;
+final class FixedBuffers {
+    private final BufferLease[] leases;
     /** The indexes of the free buffers, a stack in {@code free[0..freeCount)}: no boxing on the request path. */
     private final int[] free;
     private int freeCount;
@@ -18,10 +18,11 @@ public final class FixedBuffers {
     private boolean closed;
 
     private FixedBuffers(NativeBuffer[] buffers, int size) {
-        this.buffers = buffers;
+        this.leases = new BufferLease[buffers.length];
         this.size = size;
         this.free = new int[buffers.length];
         for (int i = 0; i < buffers.length; i++) {
+            leases[i] = new BufferLease(buffers[i], null, this, i);
             free[freeCount++] = i;
         }
     }
@@ -45,20 +46,16 @@ public final class FixedBuffers {
         }
     }
 
-    /** The index of a free buffer of at least {@code length} bytes, or -1 (too long, or none free). */
-    public int acquire(int length) {
-        return length <= size && freeCount > 0 ? free[--freeCount] : -1;
+    /** A free buffer of at least {@code length} bytes, or null (too long, or none free). */
+    BufferLease lease(int length) {
+        return length <= size && freeCount > 0 ? leases[free[--freeCount]] : null;
     }
 
-    public NativeBuffer buffer(int index) {
-        return buffers[index];
-    }
-
-    public void release(int index) {
+    void giveBack(BufferLease lease) {
         if (closed) {
-            buffers[index].close();
+            lease.buffer().close();
         } else {
-            free[freeCount++] = index;
+            free[freeCount++] = lease.fixedIndex();
         }
     }
 
@@ -66,7 +63,7 @@ public final class FixedBuffers {
     void close() {
         closed = true;
         while (freeCount > 0) {
-            buffers[free[--freeCount]].close();
+            leases[free[--freeCount]].buffer().close();
         }
     }
 }

@@ -11,7 +11,6 @@ import scala.util.control.NonFatal;
  */
 public abstract class ReplyOp<T> extends RingOp {
     private final ActorRef<StatusReply<T>> replyTo;
-    private boolean answered;
 
     /** {@code replyTo} gets the answer; null for an op that overrides {@link #answer}. */
     public ReplyOp(ActorRef<StatusReply<T>> replyTo) {
@@ -41,10 +40,10 @@ public abstract class ReplyOp<T> extends RingOp {
         if (res >= 0 && !done(res)) {
             return false;
         }
-        if (!answered) {
-            answered = true;
+        if (!answered()) {
             answer(res < 0 ? StatusReply.error(UringException.ofResult(opcode(), res, target(), ringFlags))
                     : success(res));
+            markAnswered();
         }
         return true;
     }
@@ -62,9 +61,6 @@ public abstract class ReplyOp<T> extends RingOp {
 
     @Override
     protected final void fail(Throwable cause) {
-        if (!answered) {
-            answered = true;
-            answer(StatusReply.error(cause));
-        }
+        answer(StatusReply.error(cause));
     }
 }

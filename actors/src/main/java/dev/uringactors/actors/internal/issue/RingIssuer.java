@@ -45,7 +45,7 @@ public final class RingIssuer implements CompletionHandler {
     /** File requests in flight and their completion times, for a polling wait strategy; null when none polls. */
     private final DueCompletions due;
     private RingGeneration generation;
-    private SlotTable slots = new SlotTable();
+    private final SlotTable slots = new SlotTable();
     /** Ops let into the kernel that wait for room in the SQ (or a short write's next attempt). */
     private final ArrayDeque<RingOp> backlog = new ArrayDeque<>();
     /** Requests not yet let in: they hold no slot and no native memory. */
@@ -65,7 +65,7 @@ public final class RingIssuer implements CompletionHandler {
         this.maxWaiting = settings.admission().maxWaiting();
         this.buffers = new BufferPool(settings.maxIoSize());
         this.due = settings.waitStrategy() == UringSettings.WaitMode.HYBRID
-                ? new DueCompletions(settings.hybrid().window()) : null;
+                ? new DueCompletions(settings.hybrid().window(), slots) : null;
         open(1);
     }
 
@@ -120,8 +120,7 @@ public final class RingIssuer implements CompletionHandler {
      */
     public void issue(RingOp op) {
         if (closedBy != null) {
-            op.refuse(closedBy);
-            op.release();
+            op.refuseUnanswered(closedBy);
             return;
         }
         RingOp.Admission admission = op.admission();
@@ -133,22 +132,21 @@ public final class RingIssuer implements CompletionHandler {
         } else if (waiting.size() < maxWaiting || admission == RingOp.Admission.REQUEST_NEVER_REFUSED) {
             waiting.add(op);
         } else {
-            op.fail(new RingOverloadedException(spec.index, requestsAdmitted, waiting.size()));
-            op.release();
+            op.failUnanswered(new RingOverloadedException(spec.index, requestsAdmitted, waiting.size()));
         }
     }
 
     /** Lets {@code op} into the kernel: it takes its native memory and a slot, and goes to the SQ or the backlog. */
     private void enter(RingOp op) {
+        BufferLease lease;
         try {
-            op.acquire(buffers);
+            lease = op.acquire(buffers);
         } catch (RuntimeException | OutOfMemoryError e) { // no native memory left: this request fails, not the ring
-            op.fail(e);
-            op.release();
+            op.failUnanswered(e);
             leave(op);
             return;
         }
-        op.userData = slots.put(op);
+        op.userData = slots.put(op, lease);
         if (!backlog.isEmpty() || !tryPrepare(op)) {
             backlog.add(op);
         }
@@ -171,7 +169,7 @@ public final class RingIssuer implements CompletionHandler {
             }
         } catch (RuntimeException e) {
             sqe.prepNop().userData(DISCARDED); // the SQE is taken: it must hold something harmless
-            op.fail(e);
+            op.failUnanswered(e);
             finished(op);
         }
         return true;
@@ -179,8 +177,7 @@ public final class RingIssuer implements CompletionHandler {
 
     /** An op let in is done with the kernel: its slot, its memory and its place in the admission count go back. */
     private void finished(RingOp op) {
-        slots.remove(op.userData());
-        op.release();
+        slots.remove(op.userData);
         leave(op);
     }
 
@@ -251,11 +248,11 @@ public final class RingIssuer implements CompletionHandler {
         if (op == null) {
             return; // DISCARDED, the drain's own cancel, or a stale user_data
         }
-        if (op.submittedAt >= 0 && CqeFlags.isFinal(flags) && !draining) {
+        if (due != null && CqeFlags.isFinal(flags) && !draining && slots.submittedAt(userData) >= 0) {
             due.completed(op, System.nanoTime());
         }
         boolean done = true;
-        if (draining || op.completionFailed) {
+        if (draining || slots.completionFailed(userData)) {
             op.drained(res, flags);
         } else {
             try {
@@ -280,9 +277,9 @@ public final class RingIssuer implements CompletionHandler {
      */
     private void completionFailed(RingOp op, int res, int flags, RuntimeException e) {
         log.error("completion of {} (res {}) failed", op.opcode(), res, e);
-        op.completionFailed = true;
+        slots.markCompletionFailed(op.userData);
         try {
-            op.fail(e);
+            op.failUnanswered(e);
         } catch (RuntimeException again) {
             log.error("answering {} with the failure of its completion failed too", op.opcode(), again);
         }
@@ -330,12 +327,11 @@ public final class RingIssuer implements CompletionHandler {
 
     private void failAndClose(Throwable cause, Duration drainTimeout) {
         for (RingOp op : waiting) { // never let in
-            op.refuse(cause);
-            op.release();
+            op.refuseUnanswered(cause);
         }
         waiting.clear();
         for (RingOp op : backlog) { // never reached the kernel, or not since its last completion
-            op.refuse(cause);
+            op.refuseUnanswered(cause);
             finished(op);
         }
         backlog.clear();
@@ -343,7 +339,7 @@ public final class RingIssuer implements CompletionHandler {
             due.clear();
         }
         for (RingOp op : slots.all()) {
-            op.fail(cause);
+            op.failUnanswered(cause);
         }
         draining = true;
         boolean drained = generation.drainAndClose(this, drainTimeout);
@@ -353,7 +349,7 @@ public final class RingIssuer implements CompletionHandler {
             // Their memory may still be written by the kernel: leak it rather than free it.
             log.error("{} requests were still in the kernel after {}; their memory is not freed",
                     slots.size(), drainTimeout);
-            slots = new SlotTable();
+            slots.abandonAll();
             requestsAdmitted = 0;
         }
     }

@@ -5,11 +5,13 @@ import dev.uringactors.ring.Sqe;
 
 /**
  * One request on a ring: how to prepare its SQE, what each of its completions means (a multishot request has
- * many), and the native memory it owns, which is released only after its final completion because until then
- * the kernel may still write into it. Every method runs on the ring's thread.
+ * many), and whom it answers, exactly once. Every method runs on the ring's thread. What the issuer keeps for an
+ * op (the native memory lent to it, when it went in, whether its completion failed) is in the op's slot, which
+ * the op knows by its user_data.
  *
- * <p>An op takes its native memory in {@link #acquire}, when the issuer lets it into the kernel, not when it is
- * built: a request that waits holds only heap.
+ * <p>An op is lent its native memory in {@link #acquire}, when the issuer lets it into the kernel, not when it is
+ * built: a request that waits holds only heap. The issuer gives the memory back after the op's final completion,
+ * because until then the kernel may still write into it.
  */
 public abstract class RingOp {
     /** How {@code uring.admission} treats an op. */
@@ -34,15 +36,37 @@ public abstract class RingOp {
     /** The slot the issuer keeps this op in while it is queued or in flight. */
     long userData;
 
-    /** When a timed op was put in the SQ ({@link DueCompletions}); -1 when it is not in flight. */
-    long submittedAt = -1;
-
-    /** Its completion threw: it was answered with the exception, and what the kernel still posts is drained. */
-    boolean completionFailed;
+    private boolean answered;
 
     /** The user_data the op was given, which a cancel names. */
     public long userData() {
         return userData;
+    }
+
+    /** Whether the op has given its one answer: the ops' single way of answering once. */
+    protected final boolean answered() {
+        return answered;
+    }
+
+    /** The op has given its one answer; called after giving it, so that an answer that throws is not one. */
+    protected final void markAnswered() {
+        answered = true;
+    }
+
+    /** The ring failed or shut down under the op, or its completion threw: answers with {@code cause}, if unanswered. */
+    final void failUnanswered(Throwable cause) {
+        if (!answered) {
+            answered = true;
+            fail(cause);
+        }
+    }
+
+    /** The op will never reach the kernel: answers with {@code cause}, or does what must happen without it. */
+    final void refuseUnanswered(Throwable cause) {
+        if (!answered) {
+            answered = true;
+            refuse(cause);
+        }
     }
 
     protected abstract Opcode opcode();
@@ -53,10 +77,12 @@ public abstract class RingOp {
     }
 
     /**
-     * Takes the native memory the op needs (and fills it), as it enters the kernel; called once, before the first
-     * {@link #prepare}. What it takes goes back in {@link #release()}.
+     * Takes the native memory the op needs from {@code pool} and fills it, as the op enters the kernel; called
+     * once, before the first {@link #prepare}. The issuer keeps the lease and gives it back after the final
+     * completion; null for an op that points the kernel at nothing. It must not throw once it has taken a lease.
      */
-    protected void acquire(BufferPool pool) {
+    protected BufferLease acquire(BufferPool pool) {
+        return null;
     }
 
     /** Fills the SQE (the issuer sets user_data). Must not throw once the arguments were checked. */
@@ -81,7 +107,10 @@ public abstract class RingOp {
      */
     protected abstract boolean complete(int res, int flags, int ringFlags);
 
-    /** The ring failed or shuts down: answer now; the memory stays until the final completion. */
+    /**
+     * The ring failed or shuts down, or a completion threw: answer now (the issuer calls it only while the op is
+     * unanswered); the memory stays until the final completion.
+     */
     protected abstract void fail(Throwable cause);
 
     /**
@@ -98,12 +127,5 @@ public abstract class RingOp {
      * nobody will ever hear of it, and one that took a provided buffer gives it back.
      */
     protected void drained(int res, int flags) {
-    }
-
-    /**
-     * Frees the native memory the op holds; called once for every op the issuer took: after its final completion,
-     * or when it was refused (then {@link #acquire} may not have run).
-     */
-    protected void release() {
     }
 }

@@ -1,13 +1,11 @@
 package dev.uringactors.actors.internal.issue;
 
-import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sqe;
 
 /**
  * An op that is only its opcode, a lambda that fills its SQE, and where its result goes, once: NOP, FSYNC, CLOSE,
- * CONNECT, SHUTDOWN, ASYNC_CANCEL. It may own native memory its SQE points at (a CONNECT's address), freed after
- * its final completion.
+ * SHUTDOWN, ASYNC_CANCEL. It points the kernel at no memory of its own.
  */
 public class SimpleOp extends RingOp {
     /** Where a simple op's outcome goes: one of the two is called, once; {@code failed} also after a throw. */
@@ -33,16 +31,12 @@ public class SimpleOp extends RingOp {
     private final Opcode opcode;
     private final Admission admission;
     private final Prep prep;
-    private final NativeBuffer owned;
     private final Outcome outcome;
-    private boolean answered;
 
-    /** {@code owned} (may be null) is native memory the SQE points at, freed after the final completion. */
-    public SimpleOp(Opcode opcode, Admission admission, Prep prep, NativeBuffer owned, Outcome outcome) {
+    public SimpleOp(Opcode opcode, Admission admission, Prep prep, Outcome outcome) {
         this.opcode = opcode;
         this.admission = admission;
         this.prep = prep;
-        this.owned = owned;
         this.outcome = outcome;
     }
 
@@ -51,7 +45,7 @@ public class SimpleOp extends RingOp {
      * final completion says what happened. Exempt from admission, as its owner bounds it.
      */
     public static SimpleOp cancel(long userData) {
-        return new SimpleOp(Opcode.ASYNC_CANCEL, Admission.EXEMPT, sqe -> sqe.prepCancel(userData, 0), null,
+        return new SimpleOp(Opcode.ASYNC_CANCEL, Admission.EXEMPT, sqe -> sqe.prepCancel(userData, 0),
                 Outcome.IGNORED);
     }
 
@@ -73,25 +67,20 @@ public class SimpleOp extends RingOp {
     /** An outcome that throws has not answered (telling is its last act): the issuer then fails the op with it. */
     @Override
     protected boolean complete(int res, int flags, int ringFlags) {
-        if (!answered) {
+        if (!answered()) {
             outcome.completed(res, ringFlags);
-            answered = true;
+            markAnswered();
         }
         return true;
     }
 
     @Override
     protected void fail(Throwable cause) {
-        if (!answered) {
-            answered = true;
-            outcome.failed(cause);
-        }
+        outcome.failed(cause);
     }
 
-    @Override
-    protected void release() {
-        if (owned != null) {
-            owned.close();
-        }
+    /** Where the result goes: for an op that answers without the ring. */
+    protected final Outcome outcome() {
+        return outcome;
     }
 }

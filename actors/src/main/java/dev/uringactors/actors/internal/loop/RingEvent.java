@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * What the actors on a ring hear of its lifecycle, through {@link RingLoop#subscribe}: the ring was opened anew
  * after a fault, or it is closed for good (it failed more often than {@code uring.supervision} allows, or the
  * system shuts down). Requests in flight at that moment have been answered already: file requests with a
- * {@link RingFailedException}, socket requests with the ECANCELED that the drain gave them.
+ * {@link RingFailedException}, socket requests with an end that says their ring closed under them.
  */
 public sealed interface RingEvent {
     /** Ring {@code ring} failed and now runs as {@code generation}. */

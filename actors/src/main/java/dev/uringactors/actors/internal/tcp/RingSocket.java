@@ -17,7 +17,6 @@ import dev.uringactors.actors.tcp.TcpProtocol.WriteFile;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.Errno;
-import dev.uringactors.ring.NativeBuffer;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Pipe;
@@ -45,28 +44,29 @@ import java.util.function.Supplier;
 final class RingSocket implements SocketIo {
     /**
      * The multishot recv ended: res > 0 (its limit reached, or data left), ENOBUFS, or EINVAL for a limit the
-     * kernel refuses re-arm; 0 end of stream; else an error or cancellation.
+     * kernel refuses re-arm; 0 end of stream; else an error or our cancellation. Or it had no result: its ring
+     * closed under it.
      */
-    record RecvEnded(int res) {
+    record RecvEnded(int res, boolean ringClosed) {
     }
 
     /** What the piece in flight answers. */
     sealed interface PieceAnswer permits SendDone, FileUnreadable {
     }
 
-    /** The piece in flight sent {@code res} bytes, or failed. */
-    record SendDone(int res) implements PieceAnswer {
+    /** The piece in flight sent {@code res} bytes, or failed; or it had no result: its ring closed under it. */
+    record SendDone(int res, boolean ringClosed) implements PieceAnswer {
     }
 
     /** A WriteFile's read failed ({@code res} < 0) or found the end of the file (0) before its count. */
     record FileUnreadable(int res) implements PieceAnswer {
     }
 
-    private record ConnectDone(int res, InetSocketAddress remoteAddress) {
+    /** The CONNECT completed with {@code res}; or it had none, its ring having failed or shut down under it. */
+    record ConnectDone(int res, Throwable ringFailure, InetSocketAddress remoteAddress) {
     }
 
-    private record CloseDone(int res) {
-    }
+    private enum CloseDone { INSTANCE }
 
     /** The ring closed for good (it failed too often, or the system shuts down): close without it. */
     private record RingClosed(RuntimeException cause) {
@@ -163,18 +163,10 @@ final class RingSocket implements SocketIo {
     }
 
     private void connect(InetSocketAddress remoteAddress) {
-        NativeBuffer sockaddr = NativeBuffer.allocate(Sockets.SOCKADDR_SIZE);
-        int len;
-        try {
-            len = Sockets.encode(remoteAddress, sockaddr);
-        } catch (RuntimeException e) { // an unresolved address
-            sockaddr.close();
-            throw e;
-        }
+        TcpOps.Connect connect = new TcpOps.Connect(fd, remoteAddress, self);
         loop.subscribe(ringEvents);
         connectInFlight = true;
-        loop.issuer().issue(TcpOps.simple(Opcode.CONNECT, sqe -> sqe.prepConnect(fd, sockaddr.address(), len),
-                sockaddr, res -> self.tell(new ConnectDone(res, remoteAddress))));
+        loop.issuer().issue(connect);
     }
 
     @Override
@@ -214,7 +206,8 @@ final class RingSocket implements SocketIo {
         }
     }
 
-    private SocketEvent recvEnded(int res) {
+    private SocketEvent recvEnded(RecvEnded ended) {
+        int res = ended.res();
         boolean cancelledHere = receiving == Receiving.CANCELLING;
         boolean limitRefused = res == -Errno.EINVAL && recv != null && recv.limit() > 0;
         receiving = Receiving.IDLE;
@@ -222,6 +215,9 @@ final class RingSocket implements SocketIo {
         if (state != State.OPEN) {
             closeWhenIdle();
             return null;
+        }
+        if (ended.ringClosed()) {
+            return ringGone();
         }
         if (res == -Errno.ENOBUFS) {
             TcpRing.of(loop).counters().recvBufferShortage();
@@ -237,10 +233,12 @@ final class RingSocket implements SocketIo {
         return res == 0 ? SocketEvent.EndOfStream.INSTANCE : failed(res);
     }
 
-    /** Nothing here cancels a request of an open socket but its ring failing or shutting down. */
-    private SocketEvent failed(int res) {
-        return new SocketEvent.Failed(res == -Errno.ECANCELED ? "ring " + loop.index() + " failed or shut down"
-                : Errno.name(res) + " (" + Errno.describe(res) + ")");
+    private static SocketEvent failed(int res) {
+        return new SocketEvent.Failed(Errno.name(res) + " (" + Errno.describe(res) + ")");
+    }
+
+    private SocketEvent ringGone() {
+        return new SocketEvent.Failed("ring " + loop.index() + " failed or shut down");
     }
 
     // ---- writing
@@ -347,8 +345,11 @@ final class RingSocket implements SocketIo {
                     ? WriteRequests.fileEnded(head, Math.max(0, headSent - head.header().size()))
                     : UringException.ofResult(Opcode.READ, unreadable.res(), head.file().path().toString(), 0));
         }
-        int res = ((SendDone) answer).res();
-        return res < 0 ? failed(res) : new SocketEvent.Sent(res);
+        SendDone done = (SendDone) answer;
+        if (done.ringClosed()) {
+            return ringGone();
+        }
+        return done.res() < 0 ? failed(done.res()) : new SocketEvent.Sent(done.res());
     }
 
     /**
@@ -412,7 +413,7 @@ final class RingSocket implements SocketIo {
             countClosed();
             state = State.CLOSED;
             discard(sendingFrom);
-            loop.issuer().issue(TcpOps.close(fd, res -> self.tell(new CloseDone(res))));
+            loop.issuer().issue(TcpOps.close(fd, () -> self.tell(CloseDone.INSTANCE)));
         }
     }
 
@@ -473,7 +474,7 @@ final class RingSocket implements SocketIo {
     @Override
     public SocketEvent interpret(Object message) {
         if (message instanceof RecvEnded ended) {
-            return recvEnded(ended.res());
+            return recvEnded(ended);
         } else if (message instanceof PieceAnswer answer) {
             return pieceAnswered(answer);
         } else if (message instanceof ConnectDone done) {
@@ -491,6 +492,9 @@ final class RingSocket implements SocketIo {
     /** The CONNECT completed: connected, or why not. */
     private SocketEvent connectDone(ConnectDone done) {
         connectInFlight = false;
+        if (done.ringFailure() != null) {
+            return new SocketEvent.ConnectFailed(done.ringFailure());
+        }
         try {
             if (done.res() >= 0) { // getpeername says ENOTCONN for a peer that reset already: the connect failed
                 return new SocketEvent.Connected(Sockets.remoteAddress(fd), Sockets.localAddress(fd));

@@ -46,7 +46,8 @@ public final class TcpListener {
     record Accepted(int fd) implements Internal {
     }
 
-    record AcceptEnded(TcpOps.Accept op, int res) implements Internal {
+    /** The accept ended with {@code res}; or it had none, its ring having closed under it (RingClosed follows). */
+    record AcceptEnded(TcpOps.Accept op, int res, boolean ringClosed) implements Internal {
     }
 
     enum Rearm implements Internal { INSTANCE }
@@ -264,8 +265,10 @@ public final class TcpListener {
             return finishUnbind();
         }
         int res = ended.res();
-        if (!loop.issuer().isOpen()) {
-            return Behaviors.same(); // cancelled by the ring's end, which comes next as RingClosed
+        if (ended.ringClosed()) {
+            if (loop.issuer().isOpen()) { // opened anew after a fault: accept on it; else RingClosed comes next
+                rearm();
+            }
         } else if (res == -Errno.EINVAL && ended.op().multishot()) {
             ctx.getLog().info("multishot accept rejected by this kernel (needs 5.19): accepting one at a time");
             state.multishot = false;

@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.tcp;
 
+import dev.uringactors.actors.internal.issue.BufferLease;
 import dev.uringactors.actors.internal.issue.BufferPool;
 import dev.uringactors.actors.internal.issue.CloseOp;
 import dev.uringactors.actors.internal.issue.RingOp;
@@ -19,21 +20,17 @@ import dev.uringactors.ring.Sqe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
-import java.util.function.IntConsumer;
+import java.net.InetSocketAddress;
 
 /**
  * The socket requests of listeners and connections, one small class per op. They answer their actor with a
- * message on the ring thread (a same-ring tell: no wake-up, handled next turn).
+ * message on the ring thread (a same-ring tell: no wake-up, handled next turn). An answer carries the kernel's
+ * result, or says that the ring failed or shut down under the op, which then has no result; why, the owner
+ * hears through its ring subscription ({@link RingEvent}).
  */
 final class TcpOps {
     private TcpOps() {
     }
-
-    /**
-     * The result an op reports when the ring failed or shut down under it: its request was cancelled, as the
-     * drain's cancel would have it. Why, the owner hears through its ring subscription ({@link RingEvent}).
-     */
-    static final int CANCELLED = -Errno.ECANCELED;
 
     /**
      * Accepts connections for a listener: multishot (one SQE, one connection per CQE, re-armed by the listener
@@ -86,7 +83,8 @@ final class TcpOps {
                 }
             }
             if (CqeFlags.isFinal(flags)) {
-                listener.tell(new TcpListener.AcceptEnded(this, Math.min(res, 0)));
+                listener.tell(new TcpListener.AcceptEnded(this, Math.min(res, 0), false));
+                markAnswered();
             }
             return true;
         }
@@ -94,7 +92,7 @@ final class TcpOps {
         @Override
         protected void fail(Throwable cause) {
             cancelled = true;
-            listener.tell(new TcpListener.AcceptEnded(this, CANCELLED));
+            listener.tell(new TcpListener.AcceptEnded(this, 0, true));
         }
 
         @Override
@@ -150,14 +148,15 @@ final class TcpOps {
                 handler.tell(new TcpProtocol.Received(ByteString.fromArrayUnsafe(buffers.take(flags, res))));
             }
             if (CqeFlags.isFinal(flags)) {
-                connection.tell(new RingSocket.RecvEnded(res));
+                connection.tell(new RingSocket.RecvEnded(res, false));
+                markAnswered();
             }
             return true;
         }
 
         @Override
         protected void fail(Throwable cause) {
-            connection.tell(new RingSocket.RecvEnded(CANCELLED));
+            connection.tell(new RingSocket.RecvEnded(0, true));
         }
 
         /** Nobody reads what still arrives: its buffer goes back to the ring. */
@@ -181,10 +180,8 @@ final class TcpOps {
         private final ByteString data;
         private final int length;
         private final ActorRef<Object> connection;
-        private BufferPool pool;
-        private NativeBuffer buffer;
+        private BufferLease buffer;
         private boolean zeroCopy;
-        private boolean answered;
         private int sent;
 
         Send(int fd, ByteString data, boolean zeroCopy, ActorRef<Object> connection) {
@@ -196,10 +193,10 @@ final class TcpOps {
         }
 
         @Override
-        protected void acquire(BufferPool pool) {
-            this.pool = pool;
-            this.buffer = pool.acquire(length);
-            data.copyToBuffer(buffer.asByteBuffer().clear());
+        protected BufferLease acquire(BufferPool pool) {
+            buffer = pool.lease(length);
+            data.copyToBuffer(buffer.buffer().asByteBuffer().clear());
+            return buffer;
         }
 
         @Override
@@ -224,11 +221,11 @@ final class TcpOps {
                 } else if (res == 0 || !(zeroCopy && res == -Errno.EOPNOTSUPP)) {
                     answer(res == 0 ? sent : res); // an error, or no progress possible
                 }
-                if (!answered && sent == length) {
+                if (!answered() && sent == length) {
                     answer(sent);
                 }
             }
-            if (!CqeFlags.isFinal(flags) || answered) {
+            if (!CqeFlags.isFinal(flags) || answered()) {
                 return true; // the notification is still to come, or all is sent or failed
             }
             if (stopped) {
@@ -240,20 +237,13 @@ final class TcpOps {
         }
 
         private void answer(int result) {
-            answered = true;
-            connection.tell(new RingSocket.SendDone(result));
+            connection.tell(new RingSocket.SendDone(result, false));
+            markAnswered();
         }
 
         @Override
         protected void fail(Throwable cause) {
-            connection.tell(new RingSocket.SendDone(CANCELLED));
-        }
-
-        @Override
-        protected void release() {
-            if (buffer != null) {
-                pool.release(buffer);
-            }
+            connection.tell(new RingSocket.SendDone(0, true));
         }
     }
 
@@ -277,7 +267,6 @@ final class TcpOps {
         final int prefixLength;
         private final ActorRef<Object> connection;
         private Step step = Step.FILL;
-        private boolean answered;
         /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
         int staged;
         int sent;
@@ -334,12 +323,12 @@ final class TcpOps {
                     if (res == -Errno.EAGAIN) {
                         step = Step.AWAIT_ROOM;
                     } else if (res < 0) {
-                        answer(new RingSocket.SendDone(res));
+                        answer(new RingSocket.SendDone(res, false));
                         return true;
                     } else {
                         sent += res;
                         if (sent == staged || res == 0) {
-                            answer(new RingSocket.SendDone(sent));
+                            answer(new RingSocket.SendDone(sent, false));
                             return true;
                         }
                     }
@@ -347,14 +336,14 @@ final class TcpOps {
                 case AWAIT_ROOM -> {
                     int error = pollError(res);
                     if (error < 0) {
-                        answer(new RingSocket.SendDone(error));
+                        answer(new RingSocket.SendDone(error, false));
                         return true;
                     }
                     step = Step.DRAIN;
                 }
             }
             if (stopped) {
-                answer(new RingSocket.SendDone(-Errno.ECANCELED)); // closing: the rest is not sent
+                answer(new RingSocket.SendDone(-Errno.ECANCELED, false)); // closing: the rest is not sent
                 return true;
             }
             return false;
@@ -376,15 +365,15 @@ final class TcpOps {
         }
 
         private void answer(RingSocket.PieceAnswer result) {
-            if (!answered) {
-                answered = true;
+            if (!answered()) {
                 connection.tell(result);
+                markAnswered();
             }
         }
 
         @Override
         protected final void fail(Throwable cause) {
-            answer(new RingSocket.SendDone(CANCELLED));
+            connection.tell(new RingSocket.SendDone(0, true));
         }
     }
 
@@ -394,8 +383,7 @@ final class TcpOps {
      */
     static final class SendFile extends FilePiece {
         private final ByteString prefix;
-        private BufferPool pool;
-        private NativeBuffer buffer;
+        private BufferLease buffer;
 
         SendFile(int socket, int file, long position, int length, ByteString prefix,
                  ActorRef<Object> connection) {
@@ -404,10 +392,10 @@ final class TcpOps {
         }
 
         @Override
-        protected void acquire(BufferPool pool) {
-            this.pool = pool;
-            this.buffer = pool.acquire(prefixLength + length);
-            prefix.copyToBuffer(buffer.asByteBuffer().clear());
+        protected BufferLease acquire(BufferPool pool) {
+            buffer = pool.lease(prefixLength + length);
+            prefix.copyToBuffer(buffer.buffer().asByteBuffer().clear());
+            return buffer;
         }
 
         @Override
@@ -428,13 +416,6 @@ final class TcpOps {
         @Override
         protected void prepareDrain(Sqe sqe) {
             sqe.prepSend(socket, buffer.address() + sent, staged - sent, OpFlags.MSG_NOSIGNAL);
-        }
-
-        @Override
-        protected void release() {
-            if (buffer != null) {
-                pool.release(buffer);
-            }
         }
     }
 
@@ -488,37 +469,76 @@ final class TcpOps {
         }
     }
 
-    /** An op of a connection or listener whose result goes to {@code onResult}: {@link #CANCELLED} if its ring fails. */
-    static SimpleOp simple(Opcode opcode, RingOp.Prep prep, NativeBuffer owned, IntConsumer onResult) {
-        return new SimpleOp(opcode, RingOp.Admission.EXEMPT, prep, owned, toOwner(onResult));
+    /** CONNECT of {@code fd} to {@code remote}, its address in a zeroed buffer of its own (the kernel reads all). */
+    static final class Connect extends RingOp {
+        private final int fd;
+        private final InetSocketAddress remote;
+        private final ActorRef<Object> connection;
+        private BufferLease sockaddr;
+        private int sockaddrLength;
+
+        /** Refuses an unresolved address at once: it has no sockaddr. */
+        Connect(int fd, InetSocketAddress remote, ActorRef<Object> connection) {
+            if (remote.isUnresolved()) {
+                throw new IllegalArgumentException("unresolved address: " + remote);
+            }
+            this.fd = fd;
+            this.remote = remote;
+            this.connection = connection;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return Opcode.CONNECT;
+        }
+
+        @Override
+        protected BufferLease acquire(BufferPool pool) {
+            sockaddr = BufferLease.owning(NativeBuffer.allocate(Sockets.SOCKADDR_SIZE));
+            sockaddrLength = Sockets.encode(remote, sockaddr.buffer());
+            return sockaddr;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            sqe.prepConnect(fd, sockaddr.address(), sockaddrLength);
+        }
+
+        @Override
+        protected boolean complete(int res, int flags, int ringFlags) {
+            connection.tell(new RingSocket.ConnectDone(res, null, remote));
+            markAnswered();
+            return true;
+        }
+
+        @Override
+        protected void fail(Throwable cause) {
+            connection.tell(new RingSocket.ConnectDone(0, cause, remote));
+        }
     }
 
-    /** CLOSE of a socket (or a pipe's end), whose result goes to {@code onResult}. */
-    static CloseOp close(int fd, IntConsumer onResult) {
-        return new CloseOp(fd, false, RingOp.Admission.EXEMPT, toOwner(onResult));
+    /** CLOSE of a socket, then {@code whenClosed}: after its completion, or the ring's end under it. */
+    static CloseOp close(int fd, Runnable whenClosed) {
+        return new CloseOp(fd, false, RingOp.Admission.EXEMPT, new SimpleOp.Outcome() {
+            @Override
+            public void completed(int res, int ringFlags) {
+                whenClosed.run();
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                whenClosed.run();
+            }
+        });
     }
 
     /** An op of a connection whose result nobody waits for: its effect shows on the socket. */
     static SimpleOp unanswered(Opcode opcode, RingOp.Prep prep) {
-        return new SimpleOp(opcode, RingOp.Admission.EXEMPT, prep, null, SimpleOp.Outcome.IGNORED);
+        return new SimpleOp(opcode, RingOp.Admission.EXEMPT, prep, SimpleOp.Outcome.IGNORED);
     }
 
     /** A CLOSE nobody waits for. */
     static CloseOp close(int fd) {
         return new CloseOp(fd, false, RingOp.Admission.EXEMPT, SimpleOp.Outcome.IGNORED);
-    }
-
-    private static SimpleOp.Outcome toOwner(IntConsumer onResult) {
-        return new SimpleOp.Outcome() {
-            @Override
-            public void completed(int res, int ringFlags) {
-                onResult.accept(res);
-            }
-
-            @Override
-            public void failed(Throwable cause) {
-                onResult.accept(CANCELLED);
-            }
-        };
     }
 }

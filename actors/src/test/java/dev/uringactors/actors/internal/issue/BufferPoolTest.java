@@ -11,26 +11,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class BufferPoolTest {
     @Test
-    void buffersAreAlignedPowerOfTwoSizesAndReused() {
+    void buffersAreAlignedPowerOfTwoSizesAndReusedLeaseAndAll() {
         BufferPool pool = new BufferPool(1 << 20);
-        NativeBuffer small = pool.acquire(100);
-        assertEquals(4096, small.size());
+        BufferLease small = pool.lease(100);
+        assertEquals(4096, small.buffer().size());
         assertEquals(0, small.address() % 4096, "O_DIRECT can use any pooled buffer");
-        pool.release(small);
-        assertSame(small, pool.acquire(4000), "the same size class comes back");
-        NativeBuffer mid = pool.acquire(5000);
-        assertEquals(8192, mid.size());
+        assertEquals(-1, small.fixedIndex(), "not a registered buffer");
+        small.giveBack();
+        assertSame(small, pool.lease(4000), "the same size class comes back: taking it allocates nothing");
+        BufferLease mid = pool.leaseFixedOrPooled(5000);
+        assertEquals(8192, mid.buffer().size(), "with no registered buffers, a pooled one");
+        assertEquals(0, pool.fixedUses());
         pool.close();
     }
 
     @Test
     void aBufferLargerThanTheLargestClassIsAllocatedAndFreedEachTime() {
         BufferPool pool = new BufferPool(64 * 1024);
-        NativeBuffer big = pool.acquire(3 << 20);
-        assertTrue(big.size() >= 3 << 20);
-        pool.release(big);
+        BufferLease big = pool.lease(3 << 20);
+        assertTrue(big.buffer().size() >= 3 << 20);
+        big.giveBack();
         assertThrows(IllegalStateException.class, big::address, "freed, not pooled");
-        assertNotSame(big, pool.acquire(3 << 20));
+        assertNotSame(big, pool.lease(3 << 20));
         pool.close();
+    }
+
+    @Test
+    void aLeaseOfTheOpsOwnBufferFreesItWhenGivenBack() {
+        BufferLease own = BufferLease.owning(NativeBuffer.allocate(28));
+        own.giveBack();
+        assertThrows(IllegalStateException.class, own::address);
     }
 }

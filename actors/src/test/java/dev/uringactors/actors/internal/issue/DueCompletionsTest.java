@@ -9,8 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** When polling should start: per kind of request, for the first one due. Plain code, no ring. */
 class DueCompletionsTest {
-    private static RingOp op(Opcode kind) {
-        return new RingOp() {
+    private final SlotTable slots = new SlotTable();
+
+    /** An op of {@code kind} in a slot, as the issuer has it once it is let in. */
+    private RingOp op(Opcode kind) {
+        RingOp op = new RingOp() {
             @Override
             protected Opcode opcode() {
                 return kind;
@@ -34,11 +37,13 @@ class DueCompletionsTest {
             protected void fail(Throwable cause) {
             }
         };
+        op.userData = slots.put(op, null);
+        return op;
     }
 
     @Test
     void nothingIsExpectedWhileNoTimedRequestIsInFlight() {
-        DueCompletions due = new DueCompletions(4);
+        DueCompletions due = new DueCompletions(4, slots);
         assertEquals(CompletionForecast.NOTHING_EXPECTED, due.pollFromNanos());
         RingOp read = op(Opcode.READ);
         due.submitted(read, 1_000);
@@ -50,7 +55,7 @@ class DueCompletionsTest {
 
     @Test
     void theFirstRequestDueDecidesAcrossKindsAndDepths() {
-        DueCompletions due = new DueCompletions(1);
+        DueCompletions due = new DueCompletions(1, slots);
         RingOp warmRead = op(Opcode.READ);
         due.submitted(warmRead, 0);
         due.completed(warmRead, 60_000); // reads: 60 us

@@ -50,10 +50,11 @@ class FailingCompletionTest {
     void aSingleShotOpIsAnsweredWithTheExceptionAndTheRingServesOn() throws Exception {
         ThrowingOutcome outcome = new ThrowingOutcome();
         TrackedOp nop = new TrackedOp(Opcode.NOP, Sqe::prepNop, outcome);
+        long before = requestsInFlight();
         issue(nop);
         ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
         assertSame(BUG, e.getCause());
-        TestRings.get(nop.released);
+        awaitRequestsInFlight(before); // its slot, and the buffer lent to it, went back
         assertEquals(1, outcome.completions.get());
         assertRingServes();
     }
@@ -66,11 +67,12 @@ class FailingCompletionTest {
             ThrowingOutcome outcome = new ThrowingOutcome();
             TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
                     sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), outcome);
+            long before = requestsInFlight();
             issue(accept);
             try (Socket first = new Socket(address.getAddress(), address.getPort())) {
                 ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
                 assertSame(BUG, e.getCause());
-                TestRings.get(accept.released); // the multishot accept was cancelled: its final completion came
+                awaitRequestsInFlight(before); // the multishot accept was cancelled: its final completion came
             }
             try (Socket later = new Socket(address.getAddress(), address.getPort())) {
                 assertRingServes(); // and the accept that failed takes no connection any more
@@ -83,8 +85,30 @@ class FailingCompletionTest {
     }
 
     private void issue(RingOp op) {
-        RingLoop loop = IoBackends.rings(kit.system()).loop(0);
+        RingLoop loop = loop();
         loop.execute(() -> loop.issuer().issue(op));
+    }
+
+    private RingLoop loop() {
+        return IoBackends.rings(kit.system()).loop(0);
+    }
+
+    /** The requests in the kernel or about to be, read on the ring's thread. */
+    private long requestsInFlight() throws Exception {
+        CompletableFuture<Long> count = new CompletableFuture<>();
+        RingLoop loop = loop();
+        loop.execute(() -> count.complete(loop.issuer().requestsInFlight()));
+        return TestRings.get(count);
+    }
+
+    private void awaitRequestsInFlight(long expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long now = requestsInFlight();
+        while (now != expected && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+            now = requestsInFlight();
+        }
+        assertEquals(expected, now, "requests in flight on the ring");
     }
 
     private void assertRingServes() throws Exception {
@@ -112,13 +136,12 @@ class FailingCompletionTest {
         }
     }
 
-    /** A simple op that says when it is released, and closes what an accept still brings after its failure. */
+    /** A simple op that closes what an accept still brings after its failure. */
     private static final class TrackedOp extends SimpleOp {
-        final CompletableFuture<Void> released = new CompletableFuture<>();
         private final Opcode opcode;
 
         TrackedOp(Opcode opcode, Prep prep, Outcome outcome) {
-            super(opcode, Admission.EXEMPT, prep, null, outcome);
+            super(opcode, Admission.EXEMPT, prep, outcome);
             this.opcode = opcode;
         }
 
@@ -133,11 +156,6 @@ class FailingCompletionTest {
             if (opcode == Opcode.ACCEPT) {
                 closeAccepted(res);
             }
-        }
-
-        @Override
-        protected void release() {
-            released.complete(null);
         }
     }
 }

@@ -1,8 +1,6 @@
 package dev.uringactors.actors.internal.file.jdk;
 
 import dev.uringactors.actors.file.FileStat;
-import dev.uringactors.ring.Opcode;
-import dev.uringactors.ring.UringException;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * system's ({@link java.nio.file.FileStore#getBlockSize}), which is what statx says for the usual file systems;
  * it is looked up once per device, since finding a path's file store reads the mount table.
  */
-public final class JdkStat {
+final class JdkStat {
     private static final Map<Long, Integer> BLOCK_SIZES = new ConcurrentHashMap<>();
 
     private JdkStat() {
@@ -37,17 +35,5 @@ public final class JdkStat {
         }
         return new FileStat((Long) a.get("size"), (Integer) a.get("mode"),
                 ((FileTime) a.get("lastModifiedTime")).toInstant(), blockSize);
-    }
-
-    /**
-     * {@link FileStat#of(dev.uringactors.actors.file.FileHandle)} on the JDK backend, which has no descriptor:
-     * the stat of the file's path as it is now; a failure is the {@link UringException} STATX's would be.
-     */
-    public static FileStat ofPath(Path path) {
-        try {
-            return of(path);
-        } catch (IOException e) {
-            throw JdkErrors.asUring(Opcode.STATX, path.toString(), e);
-        }
     }
 }
