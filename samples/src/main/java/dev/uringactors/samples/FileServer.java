@@ -105,6 +105,12 @@ final class FileServer {
     /** What the request in progress waits for: a file's open then its stat, an index page's, or a listing. */
     private enum Stage { OPENING, OPENING_INDEX, LISTING }
 
+    /**
+     * One connection, a behaviour per phase: serving (requests are read and answered in turn), serving after the
+     * peer's half-close (what it asked for is answered, then the connection closes), closing (the last answer is
+     * written, nothing more is served), and gone (the connection closed while the ring still owes an answer,
+     * which may bring a file to close). Within a phase, what the request in progress waits for is its stage.
+     */
     private static final class Connection {
         private final ActorContext<Object> ctx;
         private final TimerScheduler<Object> timers;
@@ -125,9 +131,6 @@ final class FileServer {
         private FileHandle file;
         /** A directory whose index.html is looked for, or which is being listed. */
         private FileHandle directory;
-        private boolean closing;
-        private boolean peerClosed;
-        private boolean connectionClosed;
         /** The validators of the file served last: a client asking for one file again and again reuses them. */
         private FileValidators lastValidators;
 
@@ -146,108 +149,149 @@ final class FileServer {
         }
 
         Behavior<Object> behavior() {
+            return serving(false);
+        }
+
+        /** Requests are answered in turn; {@code peerDone}: the peer sends no more, and is closed on once answered. */
+        private Behavior<Object> serving(boolean peerDone) {
             return Behaviors.receive(Object.class)
-                    .onMessage(Received.class, this::received)
-                    .onMessage(StatusReply.class, this::ringReply)
-                    .onMessage(Ack.class, this::acknowledged)
-                    .onMessage(Listed.class, this::listed)
+                    .onMessage(Received.class, r -> received(r, peerDone))
+                    .onMessage(StatusReply.class, answer -> ringReply(answer, peerDone))
+                    .onMessage(Ack.class, ack -> acknowledged(ack, peerDone))
+                    .onMessage(Listed.class, listed -> listed(listed, peerDone))
                     .onMessage(HttpServer.HeadTimeout.class, t -> {
-                        if (current != null) { // the 408 must not overtake the answer in progress
-                            timers.startSingleTimer(HttpServer.HeadTimeout.INSTANCE, headTimeout);
-                        } else if (!closing) {
-                            respondError(408);
+                        if (current == null) {
+                            return respondError(408);
                         }
+                        timers.startSingleTimer(HttpServer.HeadTimeout.INSTANCE, headTimeout); // after the answer
                         return Behaviors.same();
                     })
-                    .onMessage(CommandFailed.class, f -> {
-                        connection.tell(CloseCommand.ABORT); // a file that could not be sent as promised
-                        return Behaviors.same();
-                    })
-                    .onMessage(PeerClosed.class, p -> {
-                        peerClosed = true;
-                        serveNext();
-                        return Behaviors.same();
-                    })
-                    .onMessage(ConnectionClosed.class, c -> {
-                        connectionClosed = true;
-                        return stopWhenIdle();
-                    })
-                    .onSignal(PostStop.class, s -> { // also when the system stops first: no fd stays open
-                        releaseAll();
-                        return Behaviors.same();
-                    })
+                    .onMessage(CommandFailed.class, this::abort)
+                    .onMessage(PeerClosed.class, p -> peerDone ? Behaviors.same() : serveNext(serving(true), true))
+                    .onMessage(ConnectionClosed.class, c -> connectionClosed())
+                    .onSignal(PostStop.class, this::releaseAll)
                     .build();
         }
 
-        private Behavior<Object> received(Received r) {
-            if (closing) {
-                return Behaviors.same();
-            }
+        /** The last answer is written; what still arrives is not served, but a file it brings is closed. */
+        private Behavior<Object> closing() {
+            timers.cancelAll();
+            writer.closeWhenWritten();
+            return Behaviors.receive(Object.class)
+                    .onMessage(Ack.class, ack -> {
+                        writer.acknowledged(ack);
+                        return Behaviors.same();
+                    })
+                    .onMessage(StatusReply.class, answer -> {
+                        release(answer);
+                        return Behaviors.same();
+                    })
+                    .onMessage(CommandFailed.class, this::abort)
+                    .onMessage(ConnectionClosed.class, c -> connectionClosed())
+                    .onSignal(PostStop.class, this::releaseAll)
+                    .onAnyMessage(m -> Behaviors.same())
+                    .build();
+        }
+
+        /** The connection closed while the ring owes an answer: it is waited for, to close what it brings. */
+        private Behavior<Object> gone() {
+            return Behaviors.receive(Object.class)
+                    .onMessage(StatusReply.class, answer -> {
+                        release(answer);
+                        return Behaviors.stopped();
+                    })
+                    .onMessage(Listed.class, listed -> {
+                        releaseDirectory();
+                        return Behaviors.stopped();
+                    })
+                    .onSignal(PostStop.class, this::releaseAll)
+                    .onAnyMessage(m -> Behaviors.same())
+                    .build();
+        }
+
+        /** Stops, unless an answer of the ring is outstanding (an open's may bring an fd): PostStop closes the rest. */
+        private Behavior<Object> connectionClosed() {
+            return stage != null ? gone() : Behaviors.stopped();
+        }
+
+        private Behavior<Object> abort(CommandFailed failed) {
+            connection.tell(CloseCommand.ABORT); // a file that could not be sent as promised
+            return Behaviors.same();
+        }
+
+        private Behavior<Object> received(Received r, boolean peerDone) {
             parser.append(r.data().toArrayUnsafe());
             HttpRequestParser.Request request;
             while ((request = parser.next()) != null) {
                 pending.add(request);
             }
             HttpServer.timeHead(parser, timers, headTimeout);
-            serveNext();
-            return Behaviors.same();
+            return serveNext(Behaviors.same(), peerDone);
         }
 
-        /** Starts the next request when none is in progress and the files being sent leave room. */
-        private void serveNext() {
-            while (current == null && !closing && writer.filesInFlight() < MAX_FILES_IN_FLIGHT) {
+        /**
+         * Starts the next request when none is in progress and the files being sent leave room; {@code phase} is
+         * where it goes on from (the same, or the half-closed phase just entered), unless an answer closes.
+         */
+        private Behavior<Object> serveNext(Behavior<Object> phase, boolean peerDone) {
+            while (current == null && writer.filesInFlight() < MAX_FILES_IN_FLIGHT) {
                 current = pending.poll();
-                if (current == null) {
-                    if (peerClosed) { // the peer sends no more: what it asked for is answered, then close
-                        closing = true;
-                        writer.closeWhenWritten();
-                    }
-                    return;
+                if (current == null) { // the peer sends no more: what it asked for is answered, then close
+                    return peerDone ? closing() : phase;
                 }
-                begin();
+                Behavior<Object> next = begin();
+                if (next != Behaviors.<Object>same()) {
+                    return next;
+                }
             }
+            return phase;
         }
 
-        private void begin() {
+        /** The phase an answer leaves the connection in: serving on, unless the answer closed it. */
+        private Behavior<Object> thenServeNext(Behavior<Object> next, boolean peerDone) {
+            return next == Behaviors.<Object>same() ? serveNext(next, peerDone) : next;
+        }
+
+        private Behavior<Object> begin() {
             if (current.errorStatus() != 0) {
-                respondError(current.errorStatus());
-                return;
+                return respondError(current.errorStatus());
             }
             if (!current.method().equals("GET") && !current.method().equals("HEAD")) {
-                respond(responses.text(405, HttpResponses.NO_BODY, ALLOW + connectionHeader()));
-                return;
+                return respond(responses.text(405, HttpResponses.NO_BODY, ALLOW + connectionHeader()));
             }
             try {
                 path = RequestPath.of(current.target());
             } catch (RequestPath.RefusedException e) {
-                respondError(e.refusal == RequestPath.Refusal.MALFORMED ? 400 : 403);
-                return;
+                return respondError(e.refusal == RequestPath.Refusal.MALFORMED ? 400 : 403);
             }
             stage = Stage.OPENING;
             ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, answers()));
+            return Behaviors.same();
         }
 
         /** The ring's answer to the one request in flight: an open, then the stat of the file it opened. */
-        private Behavior<Object> ringReply(StatusReply<?> answer) {
-            if (connectionClosed) { // the answer came after the connection: only release what it holds
-                if (answer.isSuccess() && answer.getValue() instanceof FileHandle opened) {
-                    closeFile(opened);
-                }
-                stage = null;
-                return stopWhenIdle();
-            }
+        private Behavior<Object> ringReply(StatusReply<?> answer, boolean peerDone) {
+            Behavior<Object> next;
             if (answer.isError()) {
-                failed(answer.getError());
+                next = failed(answer.getError());
             } else if (answer.getValue() instanceof FileHandle opened) {
                 file = opened;
                 ring.tell(new RingProtocol.StatFile(file, answers()));
+                next = Behaviors.same();
             } else if (stage == Stage.OPENING) {
-                opened((FileStat) answer.getValue());
+                next = opened((FileStat) answer.getValue());
             } else {
-                indexOpened((FileStat) answer.getValue());
+                next = indexOpened((FileStat) answer.getValue());
             }
-            serveNext();
-            return Behaviors.same();
+            return thenServeNext(next, peerDone);
+        }
+
+        /** An answer that came when no request wants it: the file it opened is closed. */
+        private void release(StatusReply<?> answer) {
+            stage = null;
+            if (answer.isSuccess() && answer.getValue() instanceof FileHandle opened) {
+                closeFile(opened);
+            }
         }
 
         /** Where the ring answers a request: straight to this handler, which takes opens' and stats' answers. */
@@ -255,23 +299,20 @@ final class FileServer {
             return ctx.getSelf().narrow();
         }
 
-        private void indexOpened(FileStat stat) {
+        private Behavior<Object> indexOpened(FileStat stat) {
             if (stat.isRegularFile()) {
-                closeFile(directory);
-                directory = null;
-                serveFile(stat);
-            } else { // an index.html that is not a file: list the directory instead
-                releaseFile();
-                list();
+                releaseDirectory();
+                return serveFile(stat);
             }
+            releaseFile(); // an index.html that is not a file: list the directory instead
+            return list();
         }
 
         /** A file request failed: a missing index page means a listing; an open that failed, 404 or 403. */
-        private void failed(Throwable error) {
+        private Behavior<Object> failed(Throwable error) {
             if (stage == Stage.OPENING_INDEX && file == null && error instanceof UringException u
                     && u.errno() == Errno.ENOENT) {
-                list();
-                return;
+                return list();
             }
             int status = 500;
             if (error instanceof UringException u && file == null) { // the open failed
@@ -285,51 +326,44 @@ final class FileServer {
             if (status == 500) {
                 ctx.getLog().warn("{} {}: {}", current.method(), current.target(), error.toString());
             }
-            for (FileHandle held : new FileHandle[] {file, directory}) {
-                if (held != null) {
-                    closeFile(held);
-                }
-            }
-            file = null;
-            directory = null;
-            respondError(status);
+            releaseFile();
+            releaseDirectory();
+            return respondError(status);
         }
 
-        private void opened(FileStat stat) {
+        private Behavior<Object> opened(FileStat stat) {
             if (stat.isDirectory()) {
                 if (!path.directorySyntax()) { // relative links in its page must resolve inside it
                     releaseFile();
-                    respond(responses.text(301, HttpResponses.NO_BODY, "Location: "
+                    return respond(responses.text(301, HttpResponses.NO_BODY, "Location: "
                             + RequestPath.pathOf(current.target()) + "/\r\n" + connectionHeader()));
-                    return;
                 }
                 directory = file;
                 file = null;
                 stage = Stage.OPENING_INDEX;
                 ring.tell(new RingProtocol.OpenBeneath(directory, Path.of("index.html"), READ, answers()));
-            } else if (stat.isRegularFile()) {
-                serveFile(stat);
-            } else {
-                releaseFile();
-                respondError(403);
+                return Behaviors.same();
             }
+            if (stat.isRegularFile()) {
+                return serveFile(stat);
+            }
+            releaseFile();
+            return respondError(403);
         }
 
         /** The answer for a regular file: 304, 416, or 200/206 with all or part of it. */
-        private void serveFile(FileStat stat) {
+        private Behavior<Object> serveFile(FileStat stat) {
             FileValidators validators = validators(stat);
             if (validators.notModified(current.header("if-none-match"), current.header("if-modified-since"))) {
                 releaseFile();
-                respond(validated(304, validators).lines(connectionHeader()).end(-1));
-                return;
+                return respond(validated(304, validators).lines(connectionHeader()).end(-1));
             }
             ByteRange range = validators.rangeApplies(current.header("if-range"))
                     ? ByteRange.parse(current.header("range"), stat.size()) : ByteRange.WHOLE;
             if (range instanceof ByteRange.Unsatisfiable) {
                 releaseFile();
-                respond(responses.text(416, HttpResponses.NO_BODY, "Content-Range: bytes */"
+                return respond(responses.text(416, HttpResponses.NO_BODY, "Content-Range: bytes */"
                         + stat.size() + "\r\n" + connectionHeader()));
-                return;
             }
             ByteRange.Slice slice = range instanceof ByteRange.Slice s ? s : new ByteRange.Slice(0, stat.size() - 1);
             boolean partial = range instanceof ByteRange.Slice;
@@ -342,12 +376,11 @@ final class FileServer {
             ByteString head = written.lines(connectionHeader()).end(slice.length());
             if (current.method().equals("HEAD") || slice.length() == 0) {
                 releaseFile();
-                respond(head);
-            } else {
-                writer.writeFile(head, file, slice.first(), slice.length()); // the connection closes it
-                file = null;
-                done();
+                return respond(head);
             }
+            writer.writeFile(head, file, slice.first(), slice.length()); // the connection closes it
+            file = null;
+            return done();
         }
 
         /** The validators of {@code stat}: those of the last file served again when it is the same version. */
@@ -366,13 +399,12 @@ final class FileServer {
             return head.header("Last-Modified", validators.lastModified()).header("ETag", validators.etag());
         }
 
-        private Behavior<Object> acknowledged(Ack ack) {
+        private Behavior<Object> acknowledged(Ack ack, boolean peerDone) {
             writer.acknowledged(ack);
-            serveNext();
-            return Behaviors.same();
+            return serveNext(Behaviors.same(), peerDone);
         }
 
-        private void list() {
+        private Behavior<Object> list() {
             stage = Stage.LISTING;
             FileHandle listed = directory;
             String shown = RequestPath.pathOf(current.target());
@@ -384,88 +416,80 @@ final class FileServer {
                     throw new UncheckedIOException(e);
                 }
             }, blocking).whenComplete((page, failure) -> self.tell(new Listed(page, failure)));
+            return Behaviors.same();
         }
 
-        private Behavior<Object> listed(Listed listed) {
+        private Behavior<Object> listed(Listed listed, boolean peerDone) {
             stage = null;
-            closeFile(directory);
-            directory = null;
-            if (connectionClosed) {
-                return stopWhenIdle();
-            }
+            releaseDirectory();
             if (listed.failure() != null) {
                 ctx.getLog().warn("listing {}: {}", current.target(), listed.failure().toString());
-                respondError(500);
-            } else {
-                byte[] page = listed.page();
-                ByteString head = responses.start(200).header("Content-Type", "text/html; charset=utf-8")
-                        .lines(connectionHeader()).end(page.length);
-                // A page of a large directory is joined to its head, not copied beside it.
-                respond(current.method().equals("HEAD") ? head : head.concat(ByteString.fromArrayUnsafe(page)));
+                return respondError(500);
             }
-            serveNext();
-            return Behaviors.same();
+            byte[] page = listed.page();
+            ByteString head = responses.start(200).header("Content-Type", "text/html; charset=utf-8")
+                    .lines(connectionHeader()).end(page.length);
+            // A page of a large directory is joined to its head, not copied beside it.
+            return thenServeNext(respond(current.method().equals("HEAD") ? head
+                    : head.concat(ByteString.fromArrayUnsafe(page))), peerDone);
         }
 
         private String connectionHeader() {
             return HttpServer.connectionHeader(current);
         }
 
-        private void respondError(int status) {
+        /** An error's answer; one that cannot leave the connection in a known state closes it. */
+        private Behavior<Object> respondError(int status) {
             boolean close = current == null || current.errorStatus() != 0 || status == 408 || !current.keepAlive();
             ByteString response = responses.text(status, HttpResponses.NO_BODY,
                     close ? "Connection: close\r\n" : connectionHeader());
-            if (close) {
-                closing = true;
-                timers.cancelAll();
-                writer.write(response);
-                writer.closeWhenWritten();
-                current = null;
-                stage = null;
-            } else {
-                respond(response);
+            if (!close) {
+                return respond(response);
             }
+            writer.write(response);
+            current = null;
+            stage = null;
+            return closing();
         }
 
         /** Writes the whole response of the current request; the caller goes on with the next ({@link #serveNext}). */
-        private void respond(ByteString response) {
+        private Behavior<Object> respond(ByteString response) {
             writer.write(response);
-            done();
+            return done();
         }
 
-        private void done() {
-            if (!current.keepAlive()) {
-                closing = true;
-                timers.cancelAll();
-                writer.closeWhenWritten();
-            }
+        private Behavior<Object> done() {
+            boolean last = !current.keepAlive();
             current = null;
             stage = null;
+            return last ? closing() : Behaviors.same();
         }
 
         /** Closes the file of the request in progress, which needs it no more. */
         private void releaseFile() {
-            closeFile(file);
-            file = null;
+            if (file != null) {
+                closeFile(file);
+                file = null;
+            }
+        }
+
+        private void releaseDirectory() {
+            if (directory != null) {
+                closeFile(directory);
+                directory = null;
+            }
         }
 
         private void closeFile(FileHandle handle) {
             ring.tell(new RingProtocol.Close(handle, ctx.getSystem().ignoreRef()));
         }
 
-        /** The connection is gone: stops once no answer of the ring is outstanding (PostStop closes the rest). */
-        private Behavior<Object> stopWhenIdle() {
-            return stage != null ? Behaviors.same() : Behaviors.stopped(); // an open's answer may still bring an fd
-        }
-
-        /** Closes what this handler holds: the files of the request in progress, and those the writer kept. */
-        private void releaseAll() {
+        /** Closes what this handler holds (also when the system stops first): no fd stays open. */
+        private Behavior<Object> releaseAll(PostStop stop) {
             writer.unsentFiles().forEach(this::closeFile);
-            for (FileHandle held : new FileHandle[] {file, directory}) {
-                if (held != null) {
-                    closeFile(held);
-                }
-            }
+            releaseFile();
+            releaseDirectory();
+            return Behaviors.same();
         }
     }
 }

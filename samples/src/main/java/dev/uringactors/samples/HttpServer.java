@@ -84,7 +84,10 @@ final class HttpServer {
         INSTANCE
     }
 
-    /** One connection: parses what arrives, answers every complete request, closes when a request asks to. */
+    /**
+     * One connection, in two phases: open (it parses what arrives and answers every complete request), then
+     * closing (what was answered is written, then the connection closes; nothing more is read or answered).
+     */
     private static final class Connection {
         private final ActorRef<ConnectionCommand> connection;
         private final TimerScheduler<Object> timers;
@@ -94,7 +97,6 @@ final class HttpServer {
         private final HttpResponses responses = new HttpResponses();
         private String helloDate;
         private ByteString hello;
-        private boolean closing;
 
         Connection(ActorRef<ConnectionCommand> connection, TimerScheduler<Object> timers, HttpRequestParser parser,
                    Duration headTimeout) {
@@ -108,26 +110,33 @@ final class HttpServer {
         Behavior<Object> behavior() {
             return Behaviors.receive(Object.class)
                     .onMessage(Received.class, this::received)
-                    .onMessage(Ack.class, a -> {
-                        writer.acknowledged(a);
-                        return Behaviors.same();
-                    })
-                    .onMessage(HeadTimeout.class, t -> {
-                        if (!closing) {
-                            close(responses.text(408, HttpResponses.NO_BODY, "Connection: close\r\n"));
-                        }
-                        return Behaviors.same();
-                    })
-                    .onMessage(CommandFailed.class, f -> {
-                        connection.tell(CloseCommand.ABORT);
-                        return Behaviors.same();
-                    })
-                    .onMessage(PeerClosed.class, p -> {
-                        close(ByteString.emptyByteString());
-                        return Behaviors.same();
-                    })
+                    .onMessage(HeadTimeout.class,
+                            t -> close(responses.text(408, HttpResponses.NO_BODY, "Connection: close\r\n")))
+                    .onMessage(PeerClosed.class, p -> close(ByteString.emptyByteString()))
+                    .onMessage(Ack.class, this::acknowledged)
+                    .onMessage(CommandFailed.class, this::failed)
                     .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
                     .build();
+        }
+
+        /** What is written drains; anything else that still arrives is not answered. */
+        private Behavior<Object> closing() {
+            return Behaviors.receive(Object.class)
+                    .onMessage(Ack.class, this::acknowledged)
+                    .onMessage(CommandFailed.class, this::failed)
+                    .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
+                    .onAnyMessage(m -> Behaviors.same())
+                    .build();
+        }
+
+        private Behavior<Object> acknowledged(Ack ack) {
+            writer.acknowledged(ack);
+            return Behaviors.same();
+        }
+
+        private Behavior<Object> failed(CommandFailed failed) {
+            connection.tell(CloseCommand.ABORT);
+            return Behaviors.same();
         }
 
         private ByteString answer(HttpRequestParser.Request request) {
@@ -163,22 +172,19 @@ final class HttpServer {
         }
 
         private Behavior<Object> received(Received r) {
-            if (closing) {
-                return Behaviors.same();
-            }
             parser.append(r.data().toArrayUnsafe());
             ByteString out = ByteString.emptyByteString(); // one answer as it is; pipelined ones joined, not copied
+            boolean last = false;
             HttpRequestParser.Request request;
-            while ((request = parser.next()) != null) {
+            while (!last && (request = parser.next()) != null) {
                 out = out.concat(answer(request));
-                closing = !request.keepAlive();
+                last = !request.keepAlive();
             }
             if (parser.takeContinueWanted()) {
                 out = out.concat(CONTINUE);
             }
-            if (closing) {
-                close(out);
-                return Behaviors.same();
+            if (last) {
+                return close(out); // what is pipelined behind a last request is not answered
             }
             if (!out.isEmpty()) {
                 writer.write(out);
@@ -188,13 +194,13 @@ final class HttpServer {
         }
 
         /** Sends {@code last} (may be empty) after everything before it, then closes. */
-        private void close(ByteString last) {
-            closing = true;
+        private Behavior<Object> close(ByteString last) {
             timers.cancelAll();
             if (!last.isEmpty()) {
                 writer.write(last);
             }
             writer.closeWhenWritten();
+            return closing();
         }
     }
 }
