@@ -35,8 +35,9 @@ import java.util.function.UnaryOperator;
  * accepts only what {@link ResumeAccepting} allowed: with no credit left it cancels the accept and the kernel's
  * backlog holds new connections. An accept that fails in a way it does not expect fails
  * this actor, which its group restarts with back-off: the socket, its backlog, the connections (its children) and
- * its {@link AcceptState} stay. After {@link Unbind} it closes fds that still arrive for the cancelled accept, and
- * lives on, without listening, until its connections have closed; so it does once its ring has closed for good.
+ * its {@link AcceptState} stay. Its phases are behaviours: listening; unbinding (after {@link Unbind}, until the
+ * cancelled accept has ended: fds that still arrive for it are closed); and draining (unbound, or its ring closed
+ * for good), when it lives on without listening until its connections, its children, have closed.
  */
 public final class TcpListener {
     sealed interface Internal extends ListenerCommand permits Accepted, AcceptEnded, Rearm, NotHandedOut,
@@ -81,14 +82,6 @@ public final class TcpListener {
     /** The connections' local address when the listener's is a specific one; null for a wildcard. */
     private final InetSocketAddress localAddress;
     private TcpOps.Accept accept;
-    private ActorRef<Event> unbindReplyTo;
-    /** The accept has ended and Unbound was sent: only connections may keep the listener alive now. */
-    private boolean unbound;
-    /**
-     * The ring closed for good: no more accepting, but connections placed on other rings live on, so the listener
-     * (their parent) waits for them.
-     */
-    private boolean ringClosed;
     /** Hears of the ring's end; one per incarnation. */
     private final Consumer<RingEvent> ringEvents;
 
@@ -130,7 +123,7 @@ public final class TcpListener {
                 // Restarted after its ring closed for good, whose RingClosed no incarnation heard: its connections
                 // on other rings live on, and it waits for them.
                 l.endWithRing();
-                return ctx.getChildren().isEmpty() ? Behaviors.stopped() : l.listening();
+                return l.draining();
             }
             loop.subscribe(l.ringEvents);
             l.arm();
@@ -142,8 +135,9 @@ public final class TcpListener {
         return !pullMode || state.credit > 0;
     }
 
+    /** While listening: an accept in flight, unless one is or no connection is wanted now. */
     private void arm() {
-        if (accept == null && unbindReplyTo == null && !ringClosed && wantsMore()) {
+        if (accept == null && wantsMore()) {
             accept = new TcpOps.Accept(listenFd, state.multishot, ctx.getSelf());
             loop.issuer().issue(accept);
         }
@@ -170,15 +164,15 @@ public final class TcpListener {
                 .onMessageEquals(NotHandedOut.INSTANCE, () -> resume(1))
                 .onMessage(Unbind.class, this::unbind)
                 .onMessageEquals(RingClosed.INSTANCE, this::ringClosed)
-                .onSignal(Terminated.class, this::connectionEnded)
+                .onSignal(Terminated.class, t -> {
+                    connectionEnded(t);
+                    return Behaviors.same();
+                })
                 .onSignal(PreRestart.class, s -> {
                     loop.unsubscribe(ringEvents);
                     return endAccept();
                 })
-                .onSignal(PostStop.class, s -> {
-                    loop.unsubscribe(ringEvents);
-                    return closeIfStoppedBound();
-                })
+                .onSignal(PostStop.class, s -> stoppedWithAcceptInFlight())
                 .build();
     }
 
@@ -194,9 +188,7 @@ public final class TcpListener {
     }
 
     private Behavior<ListenerCommand> accepted(Accepted a) {
-        if (unbindReplyTo != null) {
-            Descriptors.close(a.fd());
-        } else if (wantsMore()) {
+        if (wantsMore()) {
             if (connection(a.fd())) {
                 state.credit--;
             }
@@ -235,23 +227,21 @@ public final class TcpListener {
         return true;
     }
 
-    private Behavior<ListenerCommand> connectionEnded(Terminated t) {
+    private void connectionEnded(Terminated t) {
         ConnectionSpread.Placement placement = state.placed.remove(t.getRef());
         if (placement != null) {
             placement.release();
         }
-        return stopWhenDone();
     }
 
     /** The accept ended with the ring; its connections on other rings go on, and the listener waits for them. */
     private Behavior<ListenerCommand> ringClosed() {
         endWithRing();
-        return stopWhenDone();
+        return draining();
     }
 
     private void endWithRing() {
         spread.ringClosed(loop.index());
-        ringClosed = true;
         accept = null;
         closeHeld();
     }
@@ -261,9 +251,6 @@ public final class TcpListener {
             return Behaviors.same(); // the accept of an incarnation before a restart
         }
         accept = null;
-        if (unbindReplyTo != null) {
-            return finishUnbind();
-        }
         int res = ended.res();
         if (ended.ringClosed()) {
             if (loop.issuer().isOpen()) { // opened anew after a fault: accept on it; else RingClosed comes next
@@ -305,47 +292,97 @@ public final class TcpListener {
     }
 
     private Behavior<ListenerCommand> unbind(Unbind u) {
-        if (unbindReplyTo != null) {
-            return Behaviors.same();
-        }
-        unbindReplyTo = u.replyTo();
         timers.cancelAll();
         closeHeld();
         if (accept == null) {
-            return finishUnbind();
+            return unbound(u.replyTo());
         }
         accept.cancel(); // connections that still arrive are closed
         cancelAccept();
-        return Behaviors.same();
+        return unbinding(u.replyTo());
     }
 
-    private Behavior<ListenerCommand> finishUnbind() {
-        unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
-        unbound = true;
-        return stopWhenDone();
+    /** The accept is being cancelled: what it still brings is closed, and its end answers the Unbind. */
+    private Behavior<ListenerCommand> unbinding(ActorRef<Event> replyTo) {
+        return Behaviors.receive(ListenerCommand.class)
+                .onMessage(Accepted.class, a -> {
+                    Descriptors.close(a.fd());
+                    return Behaviors.same();
+                })
+                .onMessage(AcceptEnded.class, ended -> {
+                    if (ended.op() != accept) {
+                        return Behaviors.same(); // the accept of an incarnation before a restart
+                    }
+                    accept = null;
+                    return unbound(replyTo);
+                })
+                .onMessage(Unbind.class, again -> {
+                    again.replyTo().tell(TcpProtocol.Unbound.INSTANCE); // no connection is handed out any more
+                    return Behaviors.same();
+                })
+                .onMessageEquals(RingClosed.INSTANCE, () -> {
+                    endWithRing();
+                    return unbound(replyTo);
+                })
+                .onSignal(Terminated.class, t -> {
+                    connectionEnded(t);
+                    return Behaviors.same();
+                })
+                .onSignal(PostStop.class, s -> stoppedWithAcceptInFlight())
+                .onAnyMessage(m -> Behaviors.same())
+                .build();
+    }
+
+    private Behavior<ListenerCommand> unbound(ActorRef<Event> replyTo) {
+        replyTo.tell(TcpProtocol.Unbound.INSTANCE);
+        return draining();
+    }
+
+    /**
+     * No more accepting (unbound, or the ring closed for good): the listener goes when its last connection has
+     * closed; connections placed on other rings may live on after its ring.
+     */
+    private Behavior<ListenerCommand> draining() {
+        if (ctx.getChildren().isEmpty()) {
+            return Behaviors.stopped();
+        }
+        return Behaviors.receive(ListenerCommand.class)
+                .onMessage(Accepted.class, a -> {
+                    Descriptors.close(a.fd());
+                    return Behaviors.same();
+                })
+                .onMessage(Unbind.class, u -> {
+                    u.replyTo().tell(TcpProtocol.Unbound.INSTANCE);
+                    return Behaviors.same();
+                })
+                .onMessageEquals(RingClosed.INSTANCE, () -> {
+                    endWithRing(); // the group's other rings place connections here no more
+                    return Behaviors.same();
+                })
+                .onSignal(Terminated.class, t -> {
+                    connectionEnded(t);
+                    return ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
+                })
+                .onSignal(PostStop.class, s -> {
+                    loop.unsubscribe(ringEvents);
+                    return Behaviors.same();
+                })
+                .onAnyMessage(m -> Behaviors.same())
+                .build();
     }
 
     /** Stopped without an unbind (the actor system shutting down): close what it holds all the same. */
-    private Behavior<ListenerCommand> closeIfStoppedBound() {
-        if (!unbound) {
-            if (accept != null) {
-                accept.cancel(); // the ring's shutdown cancels the accept; fds it still brings are closed
-            }
-            closeHeld();
+    private Behavior<ListenerCommand> stoppedWithAcceptInFlight() {
+        loop.unsubscribe(ringEvents);
+        if (accept != null) {
+            accept.cancel(); // the ring's shutdown cancels the accept; fds it still brings are closed
         }
+        closeHeld();
         return Behaviors.same();
     }
 
     private void closeHeld() {
         state.held.forEach(Descriptors::close);
         state.held.clear();
-    }
-
-    /**
-     * After unbinding, or once its ring has closed, the listener goes when its last connection has closed (they are
-     * its children).
-     */
-    private Behavior<ListenerCommand> stopWhenDone() {
-        return (unbound || ringClosed) && ctx.getChildren().isEmpty() ? Behaviors.stopped() : Behaviors.same();
     }
 }

@@ -56,6 +56,9 @@ final class PekkoSocket implements SocketIo {
     /** Pekko's connection had ended when the connection closed it: closed all the same. */
     private enum ClosedBefore { INSTANCE }
 
+    /** Where the socket is in its life: open, closing as the connection asked, or Pekko's connection ended. */
+    private enum State { OPEN, CLOSING, ENDED }
+
     private final ActorContext<Object> ctx;
     private final ActorRef self;
     private final ActorSystem<?> system;
@@ -71,10 +74,8 @@ final class PekkoSocket implements SocketIo {
     private boolean readAsked;
     /** A batch or file piece is with Pekko, or a file piece is being read. */
     private boolean sending;
-    /** The connection asked to close: Pekko's end of the connection is what it asked for. */
-    private boolean closeAsked;
-    /** Pekko's connection has ended. */
-    private boolean pekkoEnded;
+    /** CLOSING: Pekko's end of the connection is what the connection asked for. */
+    private State state = State.OPEN;
 
     private PekkoSocket(ActorContext<Object> ctx, ActorRef pekko, UringSettings.Tcp tcp, int ring, int maxIoSize) {
         this.ctx = ctx;
@@ -146,7 +147,7 @@ final class PekkoSocket implements SocketIo {
     }
 
     private void askRead() {
-        if (receiving && !readAsked && !pekkoEnded) {
+        if (receiving && !readAsked && state != State.ENDED) {
             readAsked = true;
             pekko.tell(TcpMessage.resumeReading(), self);
         }
@@ -203,7 +204,7 @@ final class PekkoSocket implements SocketIo {
     }
 
     private SocketEvent fileRead(FileRead read) {
-        if (closeAsked || pekkoEnded) {
+        if (state != State.OPEN) {
             sending = false; // the piece is not wanted any more
             return null;
         }
@@ -238,11 +239,13 @@ final class PekkoSocket implements SocketIo {
     @Override
     public void close(boolean abort, WriteQueue writes) {
         writes.discard(this::closeOwnedFile);
-        closeAsked = true;
-        if (pekkoEnded || pekko == null) {
+        if (state == State.ENDED || pekko == null) {
             ctx.getSelf().tell(ClosedBefore.INSTANCE);
         } else {
             pekko.tell(abort ? TcpMessage.abort() : TcpMessage.close(), self);
+        }
+        if (state == State.OPEN) {
+            state = State.CLOSING;
         }
     }
 
@@ -277,9 +280,8 @@ final class PekkoSocket implements SocketIo {
         } else if (message instanceof Tcp.CommandFailed f) {
             return commandFailed(f);
         } else if (message instanceof Terminated t && pekko != null && t.getRef().equals(Adapter.toTyped(pekko))) {
-            boolean before = pekkoEnded;
-            pekkoEnded = true;
-            return before ? null : closeAsked ? SocketEvent.Closed.INSTANCE
+            State was = end();
+            return was == State.ENDED ? null : was == State.CLOSING ? SocketEvent.Closed.INSTANCE
                     : new SocketEvent.Failed("Pekko's connection actor stopped");
         }
         return null;
@@ -291,18 +293,17 @@ final class PekkoSocket implements SocketIo {
                     + ((Tcp.Connect) f.cmd()).remoteAddress()));
         } else if (f.cmd() instanceof Tcp.Write) {
             sending = false; // nothing after it may go out: the connection ends, as a ring's on a failed send
-            return closeAsked ? null : new SocketEvent.Failed(PekkoOptions.causeOf(f, "send").getMessage());
+            return state != State.OPEN ? null : new SocketEvent.Failed(PekkoOptions.causeOf(f, "send").getMessage());
         }
         return null;
     }
 
     /** Pekko's connection has ended: as the connection asked, or at the peer's or an error's doing. */
     private SocketEvent ended(Tcp.ConnectionClosed event) {
-        if (pekkoEnded) {
+        State was = end();
+        if (was == State.ENDED) {
             return null;
-        }
-        pekkoEnded = true;
-        if (closeAsked) {
+        } else if (was == State.CLOSING) {
             return SocketEvent.Closed.INSTANCE;
         } else if (event.isConfirmed() || event.isPeerClosed()) {
             return SocketEvent.EndOfStream.INSTANCE; // the connection closes next, and hears Closed at once
@@ -310,5 +311,12 @@ final class PekkoSocket implements SocketIo {
             return new SocketEvent.Failed(PekkoOptions.closedCause(event.getErrorCause()));
         }
         return new SocketEvent.Failed("Pekko closed the connection: " + event);
+    }
+
+    /** Pekko's connection has ended (or its actor stopped); returns the state before. */
+    private State end() {
+        State was = state;
+        state = State.ENDED;
+        return was;
     }
 }
