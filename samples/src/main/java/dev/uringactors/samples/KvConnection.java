@@ -145,10 +145,10 @@ final class KvConnection implements KvCommands.Connection {
     private long heldBytes;
     /** What an answer on its way is assumed to cost: the largest lately, decaying by 1/32 with each answer. */
     private long assumedAnswer;
+    /** A Flush is on its way to this actor. */
     private boolean flushSent;
+    /** The request-timeout timer runs. */
     private boolean ticking;
-    /** After QUIT, a protocol error, or the client's end of stream: close once every reply is out. */
-    private boolean closing;
 
     private KvConnection(ActorContext<Object> ctx, TimerScheduler<Object> timers, Connected connected,
                          KvNode node, KvServer.Settings settings) {
@@ -174,85 +174,107 @@ final class KvConnection implements KvCommands.Connection {
         })).narrow();
     }
 
+    /** Commands are read and answered, in a behaviour per phase: this one, then {@link #closing()}. */
     private Behavior<Object> behavior() {
         return Behaviors.receive(Object.class)
                 .onMessage(Received.class, r -> {
-                    received(r);
-                    return Behaviors.same();
+                    parser.feed(r.data());
+                    node.counters.inputBytes.add(r.data().size());
+                    return moveOn(true);
                 })
-                .onMessage(KvMessage.Answer.class, a -> {
-                    answered(a);
-                    return Behaviors.same();
-                })
+                .onMessage(KvMessage.Answer.class, this::answered)
                 .onMessageEquals(Flush.INSTANCE, () -> {
                     flushSent = false;
-                    advance();
-                    return Behaviors.same();
+                    return moveOn(true);
                 })
-                .onMessageEquals(Tick.INSTANCE, () -> {
-                    if (slots.isEmpty()) { // idle for a tick: the timer stops until the next command
-                        ticking = false;
-                        timers.cancel(Tick.INSTANCE);
-                    } else {
-                        expireOld();
-                    }
-                    return Behaviors.same();
-                })
+                .onMessageEquals(Tick.INSTANCE, () -> tick(true))
                 .onMessage(Ack.class, a -> {
                     writer.acknowledged(a);
-                    advance();
-                    return Behaviors.same();
+                    return moveOn(true);
                 })
-                .onMessage(CommandFailed.class, f -> {
-                    ctx.getLog().debug("kv connection: {}", f.cause().getMessage());
-                    closing = true; // a write the connection refused: the replies can no longer be kept in order
-                    connection.tell(CloseCommand.ABORT);
-                    return Behaviors.same();
-                })
+                .onMessage(CommandFailed.class, this::writeRefused)
                 .onMessage(PeerClosed.class, p -> {
-                    closing = true; // the replies still go out
-                    advance();
-                    return Behaviors.same();
+                    advance(false); // the replies still go out
+                    return closing();
                 })
                 .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
-                .onSignal(PostStop.class, s -> {
-                    node.counters.connections.decrement();
-                    return Behaviors.same();
-                })
+                .onSignal(PostStop.class, this::counted)
                 .build();
     }
 
+    /**
+     * After QUIT, a protocol error, the client's end of stream, or a reply budget overrun: nothing more is read,
+     * the replies of the commands read still go out, and the connection closes once they have.
+     */
+    private Behavior<Object> closing() {
+        return Behaviors.receive(Object.class)
+                .onMessage(KvMessage.Answer.class, this::answered)
+                .onMessageEquals(Flush.INSTANCE, () -> {
+                    flushSent = false;
+                    return moveOn(false);
+                })
+                .onMessageEquals(Tick.INSTANCE, () -> tick(false))
+                .onMessage(Ack.class, a -> {
+                    writer.acknowledged(a);
+                    return moveOn(false);
+                })
+                .onMessage(CommandFailed.class, this::writeRefused)
+                .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
+                .onSignal(PostStop.class, this::counted)
+                .onAnyMessage(m -> Behaviors.same())
+                .build();
+    }
 
-    private void received(Received r) {
-        if (closing) {
-            return;
+    /** Moves what can move ({@link #advance}); an open connection that stops reading then is closing. */
+    private Behavior<Object> moveOn(boolean open) {
+        return advance(open) || !open ? Behaviors.same() : closing();
+    }
+
+    private Behavior<Object> tick(boolean open) {
+        if (slots.isEmpty()) { // idle for a tick: the timer stops until the next command
+            ticking = false;
+            timers.cancel(Tick.INSTANCE);
+            return Behaviors.same();
         }
-        parser.feed(r.data());
-        node.counters.inputBytes.add(r.data().size());
-        advance();
+        expireOld();
+        return moveOn(open);
+    }
+
+    /** A write the connection refused: the replies can no longer be kept in order. */
+    private Behavior<Object> writeRefused(CommandFailed failed) {
+        ctx.getLog().debug("kv connection: {}", failed.cause().getMessage());
+        connection.tell(CloseCommand.ABORT);
+        return closing();
+    }
+
+    private Behavior<Object> counted(PostStop stop) {
+        node.counters.connections.decrement();
+        return Behaviors.same();
     }
 
     /**
-     * Everything that can move now: finished replies out, waiting requests to their shards, then the commands
-     * read while nothing waits to go and the budget is not spent. Reading is held while anything waits.
+     * Everything that can move now: finished replies out, waiting requests to their shards, then, while
+     * {@code open}, the commands read while nothing waits to go and the budget is not spent. Reading is held while
+     * anything waits. Returns whether the connection stays open: false after QUIT, a protocol error, or a reply
+     * budget overrun.
      */
-    private void advance() {
-        write();
+    private boolean advance(boolean open) {
+        open = write(open);
         dispatch();
         RespParser.Outcome outcome;
-        while (!closing && unsent.isEmpty() && owed() < settings.replyBudget()
-                && (outcome = parser.next()) != null) {
+        while (open && unsent.isEmpty() && owed() < settings.replyBudget() && (outcome = parser.next()) != null) {
             if (outcome instanceof RespParser.Outcome.Command c) {
-                command(c.args());
+                open = command(c.args());
                 dispatch();
             } else {
                 done(RespOut.errorReply("ERR " + ((RespParser.Outcome.ProtocolError) outcome).message()));
-                closing = true;
+                open = false;
             }
         }
-        write();
+        open = write(open);
         writer.holdReading(!unsent.isEmpty() || pending.size() >= settings.maxPending()
                 || owed() >= settings.replyBudget());
+        return open;
     }
 
     /** Bytes this connection holds for its client: answers not yet written, and written ones not yet sent. */
@@ -274,7 +296,8 @@ final class KvConnection implements KvCommands.Connection {
     private static final byte[] FLUSHALL = "FLUSHALL".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEYSPACE = "KEYSPACE".getBytes(StandardCharsets.US_ASCII);
 
-    private void command(List<byte[]> args) {
+    /** Handles one command; false for QUIT, after which nothing more is read. */
+    private boolean command(List<byte[]> args) {
         node.counters.commands.increment();
         String command = KvCommands.NAMES.of(args.get(0));
         KvCommands.Spec spec = KvCommands.spec(command);
@@ -284,7 +307,7 @@ final class KvConnection implements KvCommands.Connection {
             done(KvCommands.wrongArity(command));
         } else if (command.equals("QUIT")) {
             done(RespOut.OK);
-            closing = true;
+            return false;
         } else if (command.equals("INFO")) {
             info(args);
         } else {
@@ -311,7 +334,7 @@ final class KvConnection implements KvCommands.Connection {
                         case "FLUSHDB", "FLUSHALL" -> {
                             if (!KvCommands.flushArgumentsOk(args)) {
                                 done(KvCommands.SYNTAX);
-                                return;
+                                return true;
                             }
                             request = new byte[][] {FLUSHALL};
                             kind = Kind.ALL_OK;
@@ -325,6 +348,7 @@ final class KvConnection implements KvCommands.Connection {
                 }
             }
         }
+        return true;
     }
 
     private void everyShard(Slot slot, byte[][] request) {
@@ -414,10 +438,10 @@ final class KvConnection implements KvCommands.Connection {
         pending.put(seq, out);
     }
 
-    private void answered(KvMessage.Answer a) {
+    private Behavior<Object> answered(KvMessage.Answer a) {
         Out p = pending.remove(a.seq());
         if (p == null) {
-            return; // the request timed out before
+            return Behaviors.same(); // the request timed out before
         }
         assumedAnswer = Math.max(a.reply().length, assumedAnswer - (assumedAnswer >> 5));
         arrived(p, a.reply());
@@ -425,6 +449,7 @@ final class KvConnection implements KvCommands.Connection {
             flushSent = true;
             ctx.getSelf().tell(Flush.INSTANCE);
         }
+        return Behaviors.same();
     }
 
     private void arrived(Out p, byte[] answer) {
@@ -475,22 +500,24 @@ final class KvConnection implements KvCommands.Connection {
     }
 
     /**
-     * Moves what is finished at the head of the queue out (an MGET's elements as far as they have come), and
-     * closes if that was the last of it.
+     * Moves what is finished at the head of the queue out (an MGET's elements as far as they have come); once the
+     * connection is no longer {@code open}, closes if that was the last of it. Returns whether it stays open:
+     * where the budget closes the connection, an open one that owes its client more than that is aborted.
      */
-    private void write() {
+    private boolean write(boolean open) {
         for (Slot head; (head = slots.peek()) != null && written(head); ) {
             slots.poll();
         }
         flushOut();
-        if (settings.closeOverBudget() && !closing && owed() >= settings.replyBudget()) {
+        if (open && settings.closeOverBudget() && owed() >= settings.replyBudget()) {
             ctx.getLog().debug("kv connection {}: {} bytes owed to its client, over the budget; closing", id,
                     owed());
-            closing = true;
             connection.tell(CloseCommand.ABORT);
-        } else if (closing && slots.isEmpty()) {
+            return false;
+        } else if (!open && slots.isEmpty()) {
             writer.closeWhenWritten();
         }
+        return open;
     }
 
     /** Writes what of {@code head} has arrived; whether that was all of it. */
@@ -560,7 +587,6 @@ final class KvConnection implements KvCommands.Connection {
             }
             arrived(p, timedOut); // INFO counts the keys without that shard's
         }
-        advance();
     }
 
     @Override
