@@ -14,17 +14,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * open), the handle no longer matches, and a request with it fails with
  * {@link java.nio.channels.ClosedChannelException} instead of reaching whatever file has that number now. A
  * second close of a handle closes nothing. (An fd closed behind the actors' back, with close(2) from elsewhere,
- * cannot be seen here.)
+ * cannot be seen here.) The table keeps the handle it gave out, and takes only that one (or a copy of it for
+ * another ring, {@link FileHandle#onRing}): a handle made up by a caller, say with the id and fd of an open file
+ * but polled or registered where that file is not, is refused as closed, so it cannot send a request to a ring
+ * that the file does not belong to.
  */
 public final class OpenFiles {
-    private final ConcurrentHashMap<Long, Long> open = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, FileHandle> open = new ConcurrentHashMap<>();
     private final AtomicLong lastId = new AtomicLong();
 
     /** Records a file an open returned ({@code fd} is its slot when registered); the handle carries the open's id. */
     FileHandle opened(int fd, Path path, boolean direct, int ring, boolean registered) {
         long id = lastId.incrementAndGet();
         FileHandle file = new FileHandle(fd, path, direct, false, ring, id, registered);
-        open.put(key(file), id);
+        open.put(key(file), file);
         return file;
     }
 
@@ -33,13 +36,14 @@ public final class OpenFiles {
      * file (fd and id) as far as this table is concerned.
      */
     FileHandle polled(FileHandle file) {
-        return new FileHandle(file.fd(), file.path(), file.direct(), true, file.ring(), file.id(), false);
+        FileHandle polled = new FileHandle(file.fd(), file.path(), file.direct(), true, file.ring(), file.id(), false);
+        open.replace(key(file), file, polled);
+        return polled;
     }
 
     /** Whether {@code file} is still the open file behind its fd or slot. */
     public boolean isOpen(FileHandle file) {
-        Long id = open.get(key(file));
-        return id != null && id == file.id();
+        return given(file) != null;
     }
 
     /**
@@ -47,7 +51,15 @@ public final class OpenFiles {
      * was closed already (its fd or slot is not the caller's to close).
      */
     public boolean closing(FileHandle file) {
-        return open.remove(key(file), file.id());
+        FileHandle given = given(file);
+        return given != null && open.remove(key(file), given);
+    }
+
+    /** The handle the table gave out for {@code file}'s open, if {@code file} is it (on any ring); else null. */
+    private FileHandle given(FileHandle file) {
+        FileHandle given = open.get(key(file));
+        return given != null && given.id() == file.id() && given.polled() == file.polled()
+                && given.direct() == file.direct() && given.path().equals(file.path()) ? given : null;
     }
 
     /**
@@ -56,8 +68,8 @@ public final class OpenFiles {
      * of its handle closes nothing.
      */
     void closeAll() {
-        open.forEach((key, id) -> {
-            if (key >= 0 && open.remove(key, id)) { // registered files went with their rings' tables
+        open.forEach((key, file) -> {
+            if (key >= 0 && open.remove(key, file)) { // registered files went with their rings' tables
                 Descriptors.close((int) (long) key);
             }
         });

@@ -56,7 +56,8 @@ public final class TcpListenerGroup {
     /** The listening sockets, each closed once: when no listener accepts on it, or the group ends. */
     private final List<Integer> fds;
     private final boolean[] closed;
-    private ActorRef<Event> unbindReplyTo;
+    /** Who asked for the unbind under way, each answered once it is done; empty when none is under way. */
+    private final List<ActorRef<Event>> unbindReplies = new ArrayList<>();
     /** During an unbind: the listeners that have not answered it yet. */
     private final Set<ActorRef<ListenerCommand>> unbinding = new HashSet<>();
     /** Answers (or time-outs) of the unbind asks still to come: the group waits for them before it stops. */
@@ -163,7 +164,7 @@ public final class TcpListenerGroup {
         @SuppressWarnings("unchecked") // the group watches only its listeners
         ActorRef<ListenerCommand> listener = (ActorRef<ListenerCommand>) (ActorRef<?>) t.getRef();
         Integer socket = listening.remove(listener);
-        if (unbindReplyTo != null) {
+        if (!unbindReplies.isEmpty()) {
             return ringUnbound(listener); // a stopped listener has nothing left to unbind
         }
         if (socket != null) {
@@ -186,8 +187,8 @@ public final class TcpListenerGroup {
     private Behavior<ListenerCommand> unbind(Unbind u) {
         if (over) {
             u.replyTo().tell(TcpProtocol.Unbound.INSTANCE);
-        } else if (unbindReplyTo == null) {
-            unbindReplyTo = u.replyTo();
+        } else if (unbindReplies.isEmpty()) {
+            unbindReplies.add(u.replyTo());
             unbinding.addAll(listening.keySet());
             answersDue = listening.size();
             for (ActorRef<ListenerCommand> l : listening.keySet()) {
@@ -196,6 +197,8 @@ public final class TcpListenerGroup {
             if (unbinding.isEmpty()) {
                 return unbound();
             }
+        } else {
+            unbindReplies.add(u.replyTo()); // answered with the first
         }
         return Behaviors.same();
     }
@@ -210,7 +213,7 @@ public final class TcpListenerGroup {
     private Behavior<ListenerCommand> unbound() {
         over = true;
         closeSockets();
-        unbindReplyTo.tell(TcpProtocol.Unbound.INSTANCE);
+        unbindReplies.forEach(replyTo -> replyTo.tell(TcpProtocol.Unbound.INSTANCE));
         return stopWhenDone();
     }
 

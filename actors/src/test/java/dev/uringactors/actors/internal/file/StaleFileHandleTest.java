@@ -82,4 +82,20 @@ class StaleFileHandleTest {
         }
     }
 
+    @Test
+    void aHandleMadeUpFromAnOpenOnesNumbersButNotThatOneIsRefusedAsClosed() throws Exception {
+        Path file = Files.writeString(dir.resolve("open"), "the open file");
+        FileHandle open = get(files.open(file, StandardOpenOption.READ));
+        for (FileHandle madeUp : new FileHandle[] {
+            new FileHandle(open.fd(), open.path(), open.direct(), !open.polled(), open.ring(), open.id(), false),
+            new FileHandle(open.fd(), open.path(), !open.direct(), open.polled(), open.ring(), open.id(), false),
+            new FileHandle(open.fd(), dir.resolve("other"), open.direct(), open.polled(), open.ring(), open.id(),
+                    false),
+            new FileHandle(open.fd(), open.path(), open.direct(), open.polled(), open.ring(), open.id() + 1, false)}) {
+            assertFailsWith(ClosedChannelException.class, files.read(madeUp, 0, 100));
+            assertFailsWith(ClosedChannelException.class, files.close(madeUp));
+        }
+        assertEquals("the open file", get(files.read(open, 0, 100)).utf8String(), "the real one is still open");
+        get(files.close(open));
+    }
 }

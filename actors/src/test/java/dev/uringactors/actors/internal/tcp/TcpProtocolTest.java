@@ -268,6 +268,33 @@ class TcpProtocolTest {
     }
 
     @Test
+    void aConnectionOutlivesTheUnbindAndEveryUnbindIsAnswered() throws Exception {
+        TestProbe<Event> handler = probe();
+        Bound bound = bind(handler, false);
+        try (Socket client = connect(bound)) {
+            Connected c = handler.expectMessageClass(Connected.class);
+            c.connection().tell(new Register(handler.getRef()));
+            TestProbe<Event> again = probe();
+            bound.listener().tell(new Unbind(handler.getRef()));
+            bound.listener().tell(new Unbind(again.getRef())); // while the first is under way
+            handler.expectMessage(Unbound.INSTANCE);
+            again.expectMessage(Unbound.INSTANCE);
+            assertThrows(ConnectException.class, () -> connect(bound).close());
+            TestProbe<Event> late = probe();
+            bound.listener().tell(new Unbind(late.getRef())); // once it is done
+            late.expectMessage(Unbound.INSTANCE);
+
+            client.getOutputStream().write("still".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("still", handler.expectMessageClass(Received.class).data().utf8String());
+            c.connection().tell(new Write(ByteString.fromString("here"), new Ack("w")));
+            assertEquals(new Ack("w"), handler.expectMessageClass(Ack.class));
+            assertEquals("here", new String(client.getInputStream().readNBytes(4), StandardCharsets.US_ASCII));
+            c.connection().tell(CloseCommand.CLOSE);
+            handler.expectMessageClass(TcpProtocol.ConnectionClosed.class);
+        }
+    }
+
+    @Test
     @SuppressWarnings("try") // the client sockets only need to be open
     void pullModeAcceptsOnlyWhatWasAskedFor() throws Exception {
         ActorTestKit oneRing = TestRings.kit("uring.rings = 1");

@@ -11,10 +11,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * The files of one actor system open through JDK channels, by the id of the open that gave each. The JDK keeps a
  * channel's descriptor to itself, so a handle carries {@link FileHandle#NO_DESCRIPTOR} and the id finds its
  * channel; once the file is closed the id is gone, and a request with the handle (or a copy) fails with
- * {@link java.nio.channels.ClosedChannelException}, as on the rings.
+ * {@link java.nio.channels.ClosedChannelException}, as on the rings; so does a handle made up with an open one's
+ * id that is not that handle (or a copy of it for another file actor).
  */
 public final class JdkOpenFiles {
-    private final ConcurrentHashMap<Long, JdkOpenFile> open = new ConcurrentHashMap<>();
+    /** An open file and the handle given out for it. */
+    private record Given(JdkOpenFile file, FileHandle handle) {
+        boolean of(FileHandle other) {
+            return other.fd() == FileHandle.NO_DESCRIPTOR && !other.polled() && !other.registered()
+                    && other.direct() == handle.direct() && other.path().equals(handle.path());
+        }
+    }
+
+    private final ConcurrentHashMap<Long, Given> open = new ConcurrentHashMap<>();
     private final AtomicLong lastId = new AtomicLong();
     /** The actor system has ended: no file is let in any more. */
     private volatile boolean closed;
@@ -25,16 +34,17 @@ public final class JdkOpenFiles {
      */
     FileHandle opened(JdkOpenFile file, Path path, boolean direct, int ring) throws ClosedChannelException {
         long id = lastId.incrementAndGet();
-        open.put(id, file);
+        FileHandle handle = new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
+        open.put(id, new Given(file, handle));
         // Read after the put, as closeAll sets it before it looks: either closeAll saw this file, or it is seen here.
         if (closed) {
-            JdkOpenFile missed = open.remove(id);
+            Given missed = open.remove(id);
             if (missed != null) {
-                missed.closeWhenUnused();
+                missed.file().closeWhenUnused();
             }
             throw new ClosedChannelException();
         }
-        return new FileHandle(FileHandle.NO_DESCRIPTOR, path, direct, false, ring, id, false);
+        return handle;
     }
 
     /**
@@ -42,13 +52,13 @@ public final class JdkOpenFiles {
      * null if the file is closed or closing.
      */
     JdkOpenFile use(FileHandle file) {
-        JdkOpenFile f = file.fd() == FileHandle.NO_DESCRIPTOR ? open.get(file.id()) : null;
-        return f != null && f.acquire() ? f : null;
+        Given given = given(file);
+        return given != null && given.file().acquire() ? given.file() : null;
     }
 
     /** Whether {@code file} is still open here: opened through the JDK backend's actors, and not closed since. */
     public boolean isOpen(FileHandle file) {
-        return file.fd() == FileHandle.NO_DESCRIPTOR && open.containsKey(file.id());
+        return given(file) != null;
     }
 
     /**
@@ -56,16 +66,22 @@ public final class JdkOpenFiles {
      * ({@link JdkOpenFile#closeWhenUnused}), or null if it was closed already.
      */
     JdkOpenFile closing(FileHandle file) {
-        return file.fd() == FileHandle.NO_DESCRIPTOR ? open.remove(file.id()) : null;
+        Given given = given(file);
+        return given != null && open.remove(file.id(), given) ? given.file() : null;
+    }
+
+    private Given given(FileHandle file) {
+        Given given = open.get(file.id());
+        return given != null && given.of(file) ? given : null;
     }
 
     /** The actor system has ended: every file still open is closed once its last request is done. */
     void closeAll() {
         closed = true;
         open.keySet().forEach(id -> {
-            JdkOpenFile f = open.remove(id);
-            if (f != null) {
-                f.closeWhenUnused();
+            Given given = open.remove(id);
+            if (given != null) {
+                given.file().closeWhenUnused();
             }
         });
     }
