@@ -229,6 +229,9 @@ final class KvCommands {
 
         /** The cluster's members that are up, as this node sees them. */
         int membersUp();
+
+        /** The shards that run on this node now. */
+        int shardsLocal();
     }
 
     /** The answer to a {@link Route#CONNECTION} command other than QUIT and INFO. */
@@ -516,6 +519,7 @@ final class KvCommands {
                     s.append("# Cluster\r\n");
                     field(s, "cluster_enabled", 0); // redis-server's cluster protocol is not spoken
                     field(s, "cluster_members_up", c.membersUp());
+                    field(s, "cluster_shards_local", c.shardsLocal());
                 }
                 default -> {
                     continue; // keyspace: from the shards

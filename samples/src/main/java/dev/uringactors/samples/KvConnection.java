@@ -637,4 +637,9 @@ final class KvConnection implements KvCommands.Connection {
         }
         return up;
     }
+
+    @Override
+    public int shardsLocal() {
+        return node.shardsLocal();
+    }
 }

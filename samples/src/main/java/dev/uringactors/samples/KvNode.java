@@ -51,6 +51,15 @@ final class KvNode {
         return new KvNode(system, settings);
     }
 
+    /** How many shards run on this node now. */
+    int shardsLocal() {
+        int running = 0;
+        for (int shard = 0; shard < shards; shard++) {
+            running += local.get(shard) != null ? 1 : 0;
+        }
+        return running;
+    }
+
     /** The shard actor if the shard runs on this node now, or null. */
     ActorRef<KvShard.Command> localShard(int shard) {
         return local.get(shard);

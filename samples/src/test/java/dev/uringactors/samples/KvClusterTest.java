@@ -85,6 +85,17 @@ class KvClusterTest {
         }
     }
 
+    /** The shards that run on the node of {@code port}, by its INFO; -1 while it does not answer. */
+    private static int shardsLocal(int port) {
+        try (Jedis j = client(port)) {
+            String info = j.info("cluster");
+            int at = info.indexOf("cluster_shards_local:");
+            return Integer.parseInt(info.substring(at + "cluster_shards_local:".length(), info.indexOf('\r', at)));
+        } catch (JedisException e) {
+            return -1;
+        }
+    }
+
     private static boolean everyShardAnswers(int port) {
         try (Jedis j = client(port)) {
             j.dbSize();
@@ -112,6 +123,8 @@ class KvClusterTest {
         int port = nodes.get(0).port;
         await("two members up", START_SECONDS, () -> membersUp(port, 2) && membersUp(nodes.get(1).port, 2));
         await("every shard answers", START_SECONDS, () -> everyShardAnswers(port));
+        // Shards allocated before B's region registered all run on A until a rebalance moves some to B.
+        await("shards on both nodes", START_SECONDS, () -> shardsLocal(port) > 0 && shardsLocal(nodes.get(1).port) > 0);
         int keys = 400;
         try (Jedis a = client(port)) {
             Pipeline set = a.pipelined();

@@ -309,7 +309,8 @@ class KvCommandsRedisTest {
     private static final List<String> KV_SECTIONS = List.of("Server", "Clients", "Memory", "Persistence", "Stats",
             "Replication", "CPU", "Cluster", "Keyspace");
     /** Fields of the sample's own, not in redis-server's INFO. */
-    private static final Set<String> KV_FIELDS = Set.of("server_name", "cluster_members_up");
+    private static final Set<String> KV_FIELDS = Set.of("server_name", "cluster_members_up",
+            "cluster_shards_local");
 
     @Test
     void infoHasRedisSectionsAndFieldsWithRealFigures() throws Exception {
