@@ -119,6 +119,9 @@ public final class RingIssuer implements CompletionHandler {
      * at once: the ring is closed, or it is a request and too many wait already.
      */
     public void issue(RingOp op) {
+        if (slots.get(op.userData) == op) { // a reused op must have had its final completion: its slot is the kernel's
+            throw new IllegalStateException(op.opcode() + " issued again while in flight");
+        }
         if (closedBy != null) {
             op.refuseUnanswered(closedBy);
             return;

@@ -53,6 +53,14 @@ public abstract class RingOp {
         answered = true;
     }
 
+    /**
+     * Makes an op whose final completion has come ready to be issued again, to be answered anew: for an owner that
+     * keeps one op and reuses it (a connection's plain send). The issuer refuses an op that is still in flight.
+     */
+    protected final void renew() {
+        answered = false;
+    }
+
     /** The ring failed or shut down under the op, or its completion threw: answers with {@code cause}, if unanswered. */
     final void failUnanswered(Throwable cause) {
         if (!answered) {

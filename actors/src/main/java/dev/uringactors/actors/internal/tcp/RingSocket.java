@@ -50,12 +50,12 @@ final class RingSocket implements SocketIo {
     record RecvEnded(int res, boolean ringClosed) {
     }
 
-    /** What the piece in flight answers. */
-    sealed interface PieceAnswer permits SendDone, FileUnreadable {
+    /** What the piece in flight answers when it did not send: {@link SocketEvent.Sent} is its answer when it did. */
+    sealed interface PieceAnswer permits SendFailed, FileUnreadable {
     }
 
-    /** The piece in flight sent {@code res} bytes, or failed; or it had no result: its ring closed under it. */
-    record SendDone(int res, boolean ringClosed) implements PieceAnswer {
+    /** The piece in flight failed with {@code res}; or it had no result: its ring closed under it. */
+    record SendFailed(int res, boolean ringClosed) implements PieceAnswer {
     }
 
     /** A WriteFile's read failed ({@code res} < 0) or found the end of the file (0) before its count. */
@@ -94,6 +94,8 @@ final class RingSocket implements SocketIo {
     private TcpOps.MultishotRecv recv;
     /** The piece of the head write in flight, or null. */
     private TcpOps.Sending inFlight;
+    /** The plain send, reused from one piece to the next: one at a time is in flight, and it ends with its answer. */
+    private TcpOps.Send plainSend;
     /** An outgoing connection's CONNECT is in flight: a close before it completes cancels it. */
     private boolean connectInFlight;
     /** The queue the piece in flight came from: its head is the write a FileUnreadable is about. */
@@ -294,7 +296,15 @@ final class RingSocket implements SocketIo {
 
     private TcpOps.Send send(ByteString piece) {
         boolean zeroCopy = tcp.zeroCopyThreshold() >= 0 && piece.size() >= tcp.zeroCopyThreshold();
-        return new TcpOps.Send(fd, piece, zeroCopy, self);
+        if (zeroCopy) {
+            return new TcpOps.Send(fd, piece, true, self);
+        }
+        if (plainSend == null) {
+            plainSend = new TcpOps.Send(fd, piece, false, self);
+        } else {
+            plainSend.renew(piece);
+        }
+        return plainSend;
     }
 
     /**
@@ -332,10 +342,18 @@ final class RingSocket implements SocketIo {
         }
     }
 
-    private SocketEvent pieceAnswered(PieceAnswer answer) {
+    /** The piece in flight has ended: its answer goes to the connection, unless the socket is closing. */
+    private boolean pieceEnded() {
         inFlight = null;
         if (state != State.OPEN) {
             closeWhenIdle();
+            return false;
+        }
+        return true;
+    }
+
+    private SocketEvent pieceAnswered(PieceAnswer answer) {
+        if (!pieceEnded()) {
             return null;
         }
         if (answer instanceof FileUnreadable unreadable) {
@@ -345,11 +363,8 @@ final class RingSocket implements SocketIo {
                     ? WriteRequests.fileEnded(head, Math.max(0, headSent - head.header().size()))
                     : UringException.ofResult(Opcode.READ, unreadable.res(), head.file().path().toString(), 0));
         }
-        SendDone done = (SendDone) answer;
-        if (done.ringClosed()) {
-            return ringGone();
-        }
-        return done.res() < 0 ? failed(done.res()) : new SocketEvent.Sent(done.res());
+        SendFailed failed = (SendFailed) answer;
+        return failed.ringClosed() ? ringGone() : failed(failed.res());
     }
 
     /**
@@ -475,6 +490,8 @@ final class RingSocket implements SocketIo {
     public SocketEvent interpret(Object message) {
         if (message instanceof RecvEnded ended) {
             return recvEnded(ended);
+        } else if (message instanceof SocketEvent.Sent sent) {
+            return pieceEnded() ? sent : null;
         } else if (message instanceof PieceAnswer answer) {
             return pieceAnswered(answer);
         } else if (message instanceof ConnectDone done) {

@@ -6,6 +6,7 @@ import dev.uringactors.actors.internal.issue.CloseOp;
 import dev.uringactors.actors.internal.issue.RingOp;
 import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.actors.internal.loop.RingEvent;
+import dev.uringactors.actors.internal.tcp.conn.SocketEvent;
 import dev.uringactors.actors.tcp.TcpProtocol;
 import dev.uringactors.ring.BufferRing;
 import dev.uringactors.ring.CqeFlags;
@@ -177,9 +178,9 @@ final class TcpOps {
      */
     static final class Send extends Sending {
         private final int fd;
-        private final ByteString data;
-        private final int length;
         private final ActorRef<Object> connection;
+        private ByteString data;
+        private int length;
         private BufferLease buffer;
         private boolean zeroCopy;
         private int sent;
@@ -190,6 +191,21 @@ final class TcpOps {
             this.length = data.size();
             this.zeroCopy = zeroCopy;
             this.connection = connection;
+        }
+
+        /**
+         * The same plain send, for the next {@code data}: once the answer to the last has come, which for a plain
+         * SEND is its final completion (a zero-copy one answers before its notification, and is not reused).
+         */
+        void renew(ByteString next) {
+            if (zeroCopy) {
+                throw new IllegalStateException("a zero-copy send is not reused");
+            }
+            renew();
+            data = next;
+            length = next.size();
+            sent = 0;
+            buffer = null;
         }
 
         @Override
@@ -237,13 +253,13 @@ final class TcpOps {
         }
 
         private void answer(int result) {
-            connection.tell(new RingSocket.SendDone(result, false));
+            connection.tell(result >= 0 ? new SocketEvent.Sent(result) : new RingSocket.SendFailed(result, false));
             markAnswered();
         }
 
         @Override
         protected void fail(Throwable cause) {
-            connection.tell(new RingSocket.SendDone(0, true));
+            connection.tell(new RingSocket.SendFailed(0, true));
         }
     }
 
@@ -253,7 +269,7 @@ final class TcpOps {
      * bytes already there), then drain (all of them to the socket, however many sends that takes). A drain that
      * finds no room in the (non-blocking) socket fails with EAGAIN: the piece then polls the socket for POLLOUT and
      * drains again, instead of holding a kernel worker while the peer does not read. It answers once:
-     * {@link RingSocket.SendDone} with the bytes sent (fewer than asked when the file is shorter), or the
+     * {@link SocketEvent.Sent} with the bytes sent (fewer than asked when the file is shorter), or the
      * socket's error; {@link RingSocket.FileUnreadable} when the fill failed or found the end of the file at
      * {@code position}.
      */
@@ -323,12 +339,12 @@ final class TcpOps {
                     if (res == -Errno.EAGAIN) {
                         step = Step.AWAIT_ROOM;
                     } else if (res < 0) {
-                        answer(new RingSocket.SendDone(res, false));
+                        answer(new RingSocket.SendFailed(res, false));
                         return true;
                     } else {
                         sent += res;
                         if (sent == staged || res == 0) {
-                            answer(new RingSocket.SendDone(sent, false));
+                            answer(new SocketEvent.Sent(sent));
                             return true;
                         }
                     }
@@ -336,14 +352,14 @@ final class TcpOps {
                 case AWAIT_ROOM -> {
                     int error = pollError(res);
                     if (error < 0) {
-                        answer(new RingSocket.SendDone(error, false));
+                        answer(new RingSocket.SendFailed(error, false));
                         return true;
                     }
                     step = Step.DRAIN;
                 }
             }
             if (stopped) {
-                answer(new RingSocket.SendDone(-Errno.ECANCELED, false)); // closing: the rest is not sent
+                answer(new RingSocket.SendFailed(-Errno.ECANCELED, false)); // closing: the rest is not sent
                 return true;
             }
             return false;
@@ -364,7 +380,8 @@ final class TcpOps {
             return pending != 0 ? -pending : -Errno.EPIPE;
         }
 
-        private void answer(RingSocket.PieceAnswer result) {
+        /** Its one answer: {@link SocketEvent.Sent}, or a {@link RingSocket.PieceAnswer}. */
+        private void answer(Object result) {
             if (!answered()) {
                 connection.tell(result);
                 markAnswered();
@@ -373,7 +390,7 @@ final class TcpOps {
 
         @Override
         protected final void fail(Throwable cause) {
-            connection.tell(new RingSocket.SendDone(0, true));
+            connection.tell(new RingSocket.SendFailed(0, true));
         }
     }
 

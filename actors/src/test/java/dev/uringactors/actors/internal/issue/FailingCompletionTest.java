@@ -27,12 +27,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * An op whose completion throws (a bug in one op) is answered with that exception and ends; nothing answers it
- * twice, and the ring serves on.
+ * twice, and the ring serves on. An op issued again while it is in flight is refused.
  */
 @ExtendWith(RequiresIoUring.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -79,6 +80,33 @@ class FailingCompletionTest {
             }
             assertEquals(1, outcome.completions.get(), "completions handled, none after the failure");
             assertEquals(1, outcome.failures.get(), "answers with a failure");
+        } finally {
+            Descriptors.close(listener);
+        }
+    }
+
+    @Test
+    void anOpIssuedAgainBeforeItsFinalCompletionIsRefused() throws Exception {
+        int listener = Sockets.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16, false);
+        try {
+            TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
+                    sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), SimpleOp.Outcome.IGNORED);
+            long before = requestsInFlight();
+            CompletableFuture<Throwable> again = new CompletableFuture<>();
+            RingLoop loop = loop();
+            loop.execute(() -> {
+                loop.issuer().issue(accept); // in flight until cancelled: a multishot accept
+                try {
+                    loop.issuer().issue(accept);
+                    again.complete(null);
+                } catch (IllegalStateException e) {
+                    again.complete(e);
+                }
+                loop.issuer().issue(SimpleOp.cancel(accept.userData()));
+            });
+            Throwable refused = TestRings.get(again);
+            assertInstanceOf(IllegalStateException.class, refused, "the second issue of the op in flight");
+            awaitRequestsInFlight(before); // the one in flight was cancelled, and ended
         } finally {
             Descriptors.close(listener);
         }
