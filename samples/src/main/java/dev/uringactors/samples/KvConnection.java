@@ -14,6 +14,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Member;
@@ -176,29 +177,16 @@ final class KvConnection implements KvCommands.Connection {
 
     /** Commands are read and answered, in a behaviour per phase: this one, then {@link #closing()}. */
     private Behavior<Object> behavior() {
-        return Behaviors.receive(Object.class)
+        return replies(true)
                 .onMessage(Received.class, r -> {
                     parser.feed(r.data());
                     node.counters.inputBytes.add(r.data().size());
                     return moveOn(true);
                 })
-                .onMessage(KvMessage.Answer.class, this::answered)
-                .onMessageEquals(Flush.INSTANCE, () -> {
-                    flushSent = false;
-                    return moveOn(true);
-                })
-                .onMessageEquals(Tick.INSTANCE, () -> tick(true))
-                .onMessage(Ack.class, a -> {
-                    writer.acknowledged(a);
-                    return moveOn(true);
-                })
-                .onMessage(CommandFailed.class, this::writeRefused)
                 .onMessage(PeerClosed.class, p -> {
                     advance(false); // the replies still go out
                     return closing();
                 })
-                .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
-                .onSignal(PostStop.class, this::counted)
                 .build();
     }
 
@@ -207,22 +195,27 @@ final class KvConnection implements KvCommands.Connection {
      * the replies of the commands read still go out, and the connection closes once they have.
      */
     private Behavior<Object> closing() {
+        return replies(false)
+                .onAnyMessage(m -> Behaviors.same())
+                .build();
+    }
+
+    /** What both phases handle alike: answers, replies going out, timeouts; {@code open}: commands are read. */
+    private BehaviorBuilder<Object> replies(boolean open) {
         return Behaviors.receive(Object.class)
                 .onMessage(KvMessage.Answer.class, this::answered)
                 .onMessageEquals(Flush.INSTANCE, () -> {
                     flushSent = false;
-                    return moveOn(false);
+                    return moveOn(open);
                 })
-                .onMessageEquals(Tick.INSTANCE, () -> tick(false))
+                .onMessageEquals(Tick.INSTANCE, () -> tick(open))
                 .onMessage(Ack.class, a -> {
                     writer.acknowledged(a);
-                    return moveOn(false);
+                    return moveOn(open);
                 })
                 .onMessage(CommandFailed.class, this::writeRefused)
                 .onMessage(ConnectionClosed.class, c -> Behaviors.stopped())
-                .onSignal(PostStop.class, this::counted)
-                .onAnyMessage(m -> Behaviors.same())
-                .build();
+                .onSignal(PostStop.class, this::counted);
     }
 
     /** Moves what can move ({@link #advance}); an open connection that stops reading then is closing. */
