@@ -3,13 +3,22 @@ package dev.uringactors.http;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.http.internal.RouteDispatcher;
+import dev.uringactors.actors.PlainFuture;
+import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.Extension;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.ConnectionContext;
+import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBuilder;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
 import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
+
+import java.util.concurrent.CompletionStage;
 
 /**
  * Pekko HTTP servers and clients on the rings. {@code UringHttp.get(system).newServerAt(host, port)} gives Pekko
@@ -37,19 +46,31 @@ import org.apache.pekko.http.javadsl.settings.ServerSettings;
  * Pekko HTTP's parser, which recurses once per request that a read brings ({@link ServerBuilder#withMaterializer}
  * moves them elsewhere); a route dispatcher, when chosen, still runs the routes.
  *
- * <p>Clients: {@link #connectionPoolSettings()} and {@link #clientConnectionSettings()} are Pekko's settings with
- * the {@link UringClientTransport}, so that a pool, a single request or an HTTP/2 client connects through the rings.
+ * <p>Clients: {@link #singleRequest(HttpRequest)} sends a request through the system's pool for its host on the
+ * rings, and its stage starts no thread. {@link #connectionPoolSettings()} and {@link #clientConnectionSettings()}
+ * are Pekko's settings with the {@link UringClientTransport}, for a pool, a single request or an HTTP/2 client of
+ * Pekko's API; they are made once per system, and equal however often they are asked for, so that Pekko's pool for
+ * a host is one, not one per call.
  */
-public final class UringHttp {
+public final class UringHttp implements Extension {
+    private static final Id ID = new Id();
+
     private final ClassicActorSystemProvider system;
+    private final Http http;
+    private final ConnectionPoolSettings pool;
+    private final ClientConnectionSettings client;
 
     private UringHttp(ClassicActorSystemProvider system) {
         this.system = system;
+        this.http = Http.get(system);
+        this.pool = ConnectionPoolSettings.create(system.classicSystem()).withTransport(UringClientTransport.get());
+        this.client = ClientConnectionSettings.create(system.classicSystem())
+                .withTransport(UringClientTransport.get());
     }
 
-    /** The entry point for a system (classic or typed). */
+    /** The entry point for a system (classic or typed): one per system. */
     public static UringHttp get(ClassicActorSystemProvider system) {
-        return new UringHttp(system);
+        return ID.get(system.classicSystem());
     }
 
     /**
@@ -73,7 +94,7 @@ public final class UringHttp {
      * {@code cachedHostConnectionPool} or {@code superPool}.
      */
     public ConnectionPoolSettings connectionPoolSettings() {
-        return ConnectionPoolSettings.create(system.classicSystem()).withTransport(UringClientTransport.get());
+        return pool;
     }
 
     /**
@@ -81,6 +102,31 @@ public final class UringHttp {
      * {@code Http.outgoingConnection} and the HTTP/2 client's {@code withClientConnectionSettings}.
      */
     public ClientConnectionSettings clientConnectionSettings() {
-        return ClientConnectionSettings.create(system.classicSystem()).withTransport(UringClientTransport.get());
+        return client;
+    }
+
+    /**
+     * {@code request} through the system's host connection pool for its host, connected through the rings
+     * ({@link #connectionPoolSettings()}), as {@code Http.singleRequest} sends it. The stage completes on the
+     * thread that brings the response, and runs its callbacks there ({@link PlainFuture}): Pekko's own
+     * {@code singleRequest} gives a stage that runs each callback on the JDK's default async executor, a new
+     * thread per callback where the JVM sees two CPUs or fewer.
+     */
+    public CompletionStage<HttpResponse> singleRequest(HttpRequest request) {
+        return singleRequest(request, pool);
+    }
+
+    /** {@link #singleRequest(HttpRequest)} through the pool of {@code settings}, on whichever transport they name. */
+    public CompletionStage<HttpResponse> singleRequest(HttpRequest request, ConnectionPoolSettings settings) {
+        return PlainFuture.of(http.singleRequest(request, http.defaultClientHttpsContext(), settings,
+                system.classicSystem().log()), system);
+    }
+
+    /** The extension's id, for Pekko's registry. */
+    private static final class Id extends AbstractExtensionId<UringHttp> {
+        @Override
+        public UringHttp createExtension(ExtendedActorSystem system) {
+            return new UringHttp(system);
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.uringactors.http;
 import com.typesafe.config.ConfigFactory;
 import dev.uringactors.actors.Backend;
 import dev.uringactors.actors.BothBackends;
+import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.RingLoopStats;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.ring.OpenFds;
@@ -41,7 +42,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -249,6 +252,56 @@ class UringClientTransportTest {
         })) {
             assertFails(get("http://127.0.0.1:" + huge.port() + "/", pool("max-retries = 0, client.idle-timeout = 1s"))
                     .thenCompose(this::body), EntityStreamException.class);
+        }
+    }
+
+    /**
+     * The README's client line, called as a service calls it: once a request, 10,000 times, 16 in flight, every
+     * other time with settings a user makes anew from Pekko's own and the transport. It is one pool: at most its
+     * four connections reach the upstream. (Before, each call's settings named a pool of their own, and 10,000
+     * calls left some 1,000 connections open.)
+     */
+    @Test
+    void theReadmesClientLineCalledTenThousandTimesUsesOnePool() throws Exception {
+        ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString("""
+                uring.rings = 2
+                pekko.http.host-connection-pool.max-connections = 4
+                """).withFallback(ConfigFactory.load()));
+        ActorSystem own = Adapter.toClassic(kit.system());
+        Client ownClient = new Client(kit);
+        try (RawUpstream upstream = new RawUpstream(c -> {
+            InputStream in = c.getInputStream();
+            while (readHead(in)) {
+                c.getOutputStream().write(RESPONSE_OK.getBytes(StandardCharsets.US_ASCII));
+                c.getOutputStream().flush();
+            }
+        })) {
+            String uri = "http://127.0.0.1:" + upstream.port() + "/";
+            Semaphore inFlight = new Semaphore(16);
+            AtomicInteger answered = new AtomicInteger();
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                assertTrue(inFlight.tryAcquire(DEADLINE_SECONDS, TimeUnit.SECONDS), "an answer within the deadline");
+                Http http = Http.get(own);
+                ConnectionPoolSettings settings = i % 2 == 0 ? UringHttp.get(own).connectionPoolSettings()
+                        : ConnectionPoolSettings.create(own).withTransport(UringClientTransport.get());
+                CompletionStage<HttpResponse> response = http.singleRequest(HttpRequest.GET(uri),
+                        http.defaultClientHttpsContext(), settings, own.log());
+                PlainFuture.of(response, own).thenCompose(ownClient::body).whenComplete((body, failure) -> {
+                    if (failure != null) {
+                        failures.add(failure);
+                    } else if (body.equals("ok")) {
+                        answered.incrementAndGet();
+                    }
+                    inFlight.release();
+                });
+            }
+            assertTrue(inFlight.tryAcquire(16, DEADLINE_SECONDS, TimeUnit.SECONDS), "the last answers came");
+            assertEquals(List.of(), failures);
+            assertEquals(10_000, answered.get());
+            assertTrue(upstream.accepted() <= 4, "one pool of 4 connections: " + upstream.accepted() + " accepted");
+        } finally {
+            kit.shutdownTestKit();
         }
     }
 

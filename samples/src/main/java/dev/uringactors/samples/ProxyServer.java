@@ -6,7 +6,6 @@ import dev.uringactors.http.UringHttp;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.event.LoggingAdapter;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
@@ -50,22 +49,20 @@ public final class ProxyServer {
     private static final Set<String> NOT_PASSED_ON = Set.of("keep-alive", "proxy-connection", "te", "trailer",
             "upgrade", "proxy-authorization", "proxy-authenticate", "host", "timeout-access");
 
-    private final Http http;
+    private final UringHttp http;
     private final ConnectionPoolSettings pool;
     private final Materializer materializer;
-    private final LoggingAdapter log;
     private final InetSocketAddress upstream;
     private final Duration upstreamTimeout;
 
     private ProxyServer(ClassicActorSystemProvider system, Transport transport, InetSocketAddress upstream) {
         Config settings = system.classicSystem().settings().config().getConfig("samples.proxy");
-        this.http = Http.get(system);
+        this.http = UringHttp.get(system);
         this.pool = (transport == Transport.URING ? UringHttp.get(system).connectionPoolSettings()
                 : ConnectionPoolSettings.create(system.classicSystem()))
                 .withMaxConnections(settings.getInt("max-connections"))
                 .withMaxOpenRequests(settings.getInt("max-open-requests"));
         this.materializer = Materializer.matFromSystem(system);
-        this.log = system.classicSystem().log();
         this.upstream = upstream;
         this.upstreamTimeout = settings.getDuration("upstream-timeout");
     }
@@ -96,8 +93,9 @@ public final class ProxyServer {
     CompletionStage<HttpResponse> forward(HttpRequest request) {
         Uri uri = request.getUri().scheme("http").host(upstream.getHostString()).port(upstream.getPort());
         HttpRequest onward = request.withUri(uri).withHeaders(passedOn(request.getHeaders()));
-        CompletableFuture<HttpResponse> answer = http.singleRequest(onward, http.defaultClientHttpsContext(), pool,
-                log).toCompletableFuture();
+        // Through the pool of either transport, in a stage that starts no thread (Pekko's own starts one per
+        // callback where the JVM sees two CPUs or fewer).
+        CompletableFuture<HttpResponse> answer = http.singleRequest(onward, pool).toCompletableFuture();
         return answer.thenApply(r -> r.withHeaders(passedOn(r.getHeaders())))
                 .orTimeout(upstreamTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .exceptionally(failure -> {

@@ -1,5 +1,6 @@
 package dev.uringactors.http.internal;
 
+import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.stream.UringTcp;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
@@ -41,6 +42,7 @@ import org.apache.pekko.util.ByteString;
 import scala.Function1;
 import scala.Option;
 import scala.concurrent.ExecutionContext;
+import scala.concurrent.ExecutionContextExecutor;
 import scala.concurrent.Future;
 import scala.concurrent.duration.FiniteDuration;
 import scala.jdk.javaapi.CollectionConverters;
@@ -118,16 +120,16 @@ public final class ServerStack {
     }
 
     /** The connections of one binding, which its {@code terminate} ends; {@code ec} runs the termination. */
-    public Connections newConnections(ExecutionContext ec) {
+    public Connections newConnections(ExecutionContextExecutor ec) {
         return new Connections(new MasterServerTerminator(log), ec);
     }
 
     /** One binding's connections, each registered with the binding's terminator while it is open. */
     public final class Connections {
         private final MasterServerTerminator terminator;
-        private final ExecutionContext ec;
+        private final ExecutionContextExecutor ec;
 
-        private Connections(MasterServerTerminator terminator, ExecutionContext ec) {
+        private Connections(MasterServerTerminator terminator, ExecutionContextExecutor ec) {
             this.terminator = terminator;
             this.ec = ec;
         }
@@ -141,10 +143,10 @@ public final class ServerStack {
             Flow<HttpRequest, HttpResponse, CompletionStage<Done>> watched = Flow.of(HttpRequest.class)
                     .watchTermination(Keep.right())
                     .via(handler)
-                    .watchTermination((before, after) -> plain(before).thenCompose(done -> plain(after)));
+                    .watchTermination((before, after) -> PlainFuture.of(before, ec).thenCompose(done -> PlainFuture.of(after, ec)));
             return watched.joinMat(forConnection(remote), Keep.both())
                     .watchTermination((values, ended) -> {
-                        plain(ended).whenComplete((done, failure) -> terminator.removeConnection(values.second()));
+                        PlainFuture.of(ended, ec).whenComplete((done, failure) -> terminator.removeConnection(values.second()));
                         return values;
                     })
                     .mapMaterializedValue(values -> {
@@ -169,7 +171,7 @@ public final class ServerStack {
                     : Attributes.none();
             return Flow.fromGraph(new Http2Connection(handler, handlerContext).switching(remote))
                     .watchTermination((chosen, ended) -> {
-                        CompletionStage<Done> end = plain(ended);
+                        CompletionStage<Done> end = PlainFuture.of(ended, ec);
                         // The terminator exists once the protocol is chosen, at the connection's first bytes.
                         chosen.foreach(connectionTerminator -> {
                             terminator.registerConnection(connectionTerminator, ec);
@@ -335,18 +337,6 @@ public final class ServerStack {
             return Http2Blueprint$.MODULE$.handleWithStreamIdHeader(settings.http2Settings().maxConcurrentStreams(),
                     handler, handlerContext);
         }
-    }
-
-    /**
-     * A plain future completed on the thread that completes {@code stage}. The stages Pekko's Java API gives are
-     * views of Scala futures, which run even a non-async callback on the common pool: a hop per callback, and a
-     * new thread per callback where the JVM sees two CPUs or fewer.
-     */
-    private static <T> CompletableFuture<T> plain(CompletionStage<T> stage) {
-        CompletableFuture<T> plain = new CompletableFuture<>();
-        FutureConverters.asScala(stage).onComplete(result -> result.isSuccess() ? plain.complete(result.get())
-                : plain.completeExceptionally(result.failed().get()), ON_COMPLETING_THREAD);
-        return plain;
     }
 
     /** TLS for an HTTPS context, or its placebo. */

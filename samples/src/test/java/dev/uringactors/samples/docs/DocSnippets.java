@@ -1,5 +1,6 @@
 package dev.uringactors.samples.docs;
 
+import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
@@ -66,9 +67,18 @@ final class DocSnippets {
 
     static CompletionStage<HttpResponse> client(ActorSystem<?> system, String uri) {
         // snippet:pekko-http-client
+        CompletionStage<HttpResponse> response =
+            UringHttp.get(system).singleRequest(HttpRequest.GET(uri));   // the system's pool for the host, on the rings
+        // end
+        return response;
+    }
+
+    static CompletionStage<HttpResponse> pekkosClient(ActorSystem<?> system, String uri) {
+        // snippet:pekko-http-client-settings
         Http http = Http.get(system);
-        CompletionStage<HttpResponse> response = http.singleRequest(HttpRequest.GET(uri),
-            http.defaultClientHttpsContext(), UringHttp.get(system).connectionPoolSettings(), system.classicSystem().log());
+        CompletionStage<HttpResponse> response = PlainFuture.of(http.singleRequest(HttpRequest.GET(uri),
+            http.defaultClientHttpsContext(), UringHttp.get(system).connectionPoolSettings(), system.classicSystem().log()),
+            system);                                                  // its callbacks start no thread
         // end
         return response;
     }

@@ -1,6 +1,7 @@
 package dev.uringactors.samples.docs;
 
 import dev.uringactors.ring.RequiresIoUring;
+import dev.uringactors.samples.OneCpuLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Builds examples/quick-start as a user would, in a copy of its own, with a child Maven ({@code mvn -B -o -q
- * package}), then runs its jar, asks its route and downloads its file, and stops it with SIGTERM.
+ * package}), then runs its jar on one CPU, asks its route and downloads its file, sends 10,000 requests that may
+ * start no thread each ({@link OneCpuLoad}), and stops it with SIGTERM.
  *
  * <p>Where the child finds uring-actors: {@code mvn verify} installs nothing, and a test must not install into
  * the local repository other builds read. So the child gets a local repository of its own (under the test's
@@ -84,8 +86,8 @@ class QuickStartTest {
         byte[] content = new byte[3 * 1024 * 1024 + 17];
         new Random(37).nextBytes(content);
         Path file = Files.write(tmp.resolve("download.bin"), content);
-        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-During.backend=io-uring", "-jar", "target/quick-start.jar", "0", file.toString())
+        Process server = new ProcessBuilder(OneCpuLoad.pinned(List.of(OneCpuLoad.java(),
+                "-During.backend=io-uring", "-jar", "target/quick-start.jar", "0", file.toString())))
                 .directory(project.toFile()).redirectErrorStream(true).start();
         try {
             List<String> output = new ArrayList<>();
@@ -107,6 +109,8 @@ class QuickStartTest {
                     HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, download.statusCode());
             assertArrayEquals(content, download.body(), "the download differs from the file");
+            OneCpuLoad.startsNoThreadPerRequest(server, URI.create("http://" + address.group(1) + "/hello"), 10_000,
+                    "Hello from the rings");
 
             server.destroy(); // SIGTERM: the JVM's shutdown hook runs CoordinatedShutdown
             assertTrue(server.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), "no exit after SIGTERM: " + output);

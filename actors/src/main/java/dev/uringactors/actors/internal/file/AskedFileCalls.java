@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file;
 
+import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 
@@ -36,12 +38,16 @@ public final class AskedFileCalls implements FileCalls {
     private static final ExecutionContext ON_ANSWERING_THREAD = ExecutionContext.fromExecutor(Runnable::run);
     private final IntFunction<ActorRef<Command>> actors;
     private final Scheduler scheduler;
+    private final Executor async;
     private final Duration timeout;
     private final CallBounds bounds;
 
-    AskedFileCalls(IntFunction<ActorRef<Command>> actors, Scheduler scheduler, Duration timeout, CallBounds bounds) {
+    /** {@code async} runs the callbacks a caller asks to run apart, naming no executor ({@link PlainFuture}). */
+    AskedFileCalls(IntFunction<ActorRef<Command>> actors, Scheduler scheduler, Executor async, Duration timeout,
+                   CallBounds bounds) {
         this.actors = actors;
         this.scheduler = scheduler;
+        this.async = async;
         this.timeout = timeout;
         this.bounds = bounds;
     }
@@ -113,7 +119,7 @@ public final class AskedFileCalls implements FileCalls {
      */
     private <T> CompletionStage<T> ask(int ring, Function<ActorRef<StatusReply<T>>, Command> request,
                                        Runnable answered) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
+        PlainFuture<T> answer = new PlainFuture<>(async);
         FutureConverters.asScala(AskPattern.askWithStatus(actors.apply(ring), request::apply, timeout, scheduler))
                 .onComplete(result -> {
                     answered.run();

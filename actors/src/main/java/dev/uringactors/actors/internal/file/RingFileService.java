@@ -20,7 +20,8 @@ public final class RingFileService implements FileService {
     private final FileCalls calls;
 
     public RingFileService(ActorSystem<?> system, Rings rings, OpenFiles openFiles) {
-        calls = new AskedFileCalls(this::actor, system.scheduler(), rings.settings().requestTimeout(),
+        calls = new AskedFileCalls(this::actor, system.scheduler(), system.executionContext(),
+                rings.settings().requestTimeout(),
                 new CallBounds(rings.count(), rings.settings().admission()));
         DeviceQueues devices = new DeviceQueues(PolledIo::of,
                 system.dispatchers().lookup(DispatcherSelector.blocking()));

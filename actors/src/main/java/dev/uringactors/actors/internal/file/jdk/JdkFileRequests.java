@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.file.jdk;
 
+import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
@@ -157,7 +158,7 @@ public final class JdkFileRequests implements FileCalls {
         if (open == null) {
             return CompletableFuture.failedFuture(new ClosedChannelException());
         }
-        CompletableFuture<Done> answer = new CompletableFuture<>();
+        CompletableFuture<Done> answer = new PlainFuture<>(io);
         Runnable close = () -> open.closeWhenUnused().whenComplete((v, e) -> {
             if (e == null) {
                 answer.complete(Done.getInstance());
@@ -198,7 +199,7 @@ public final class JdkFileRequests implements FileCalls {
             }
             return CompletableFuture.failedFuture(overloaded);
         }
-        FileTask<T> task = new FileTask<>(op, target, taken, call, bounds, ring);
+        FileTask<T> task = new FileTask<>(new PlainFuture<>(io), op, target, taken, call, bounds, ring);
         try {
             runner.run(task);
         } catch (RejectedExecutionException e) { // the dispatcher is shutting down with the system
@@ -215,7 +216,7 @@ public final class JdkFileRequests implements FileCalls {
      * {@code ring} in {@code bounds}. One object a request, as reads are many.
      */
     private static final class FileTask<T> implements Runnable {
-        private final CompletableFuture<T> answer = new CompletableFuture<>();
+        private final CompletableFuture<T> answer;
         private final Opcode op;
         private final Path target;
         private final JdkOpenFile taken;
@@ -223,7 +224,9 @@ public final class JdkFileRequests implements FileCalls {
         private final CallBounds bounds;
         private final int ring;
 
-        FileTask(Opcode op, Path target, JdkOpenFile taken, FileCall<T> call, CallBounds bounds, int ring) {
+        FileTask(CompletableFuture<T> answer, Opcode op, Path target, JdkOpenFile taken, FileCall<T> call,
+                 CallBounds bounds, int ring) {
+            this.answer = answer;
             this.op = op;
             this.target = target;
             this.taken = taken;
