@@ -1,5 +1,6 @@
 package dev.uringactors.actors;
 
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.SeccompFilter;
 import org.junit.jupiter.api.Test;
@@ -69,8 +70,8 @@ class BatchScheduledWorkerThreadsTest {
 
     /** A JVM of its own whose common pool takes its threads from the factory: its output. */
     private static String runCommonPool(boolean refused) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-D" + PROPERTY + "=" + BatchScheduledWorkerThreads.class.getName(),
+        List<String> command = JavaCommand.java();
+        command.addAll(List.of("-D" + PROPERTY + "=" + BatchScheduledWorkerThreads.class.getName(),
                 "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
                 "-cp", System.getProperty("java.class.path"), CommonPoolPolicy.class.getName()));
         if (refused) {

@@ -110,7 +110,6 @@ final class EchoPeersBench {
     private static Result measure(String name, List<String> command, int warmup, int seconds) throws Exception {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         // The bytes every thread of this JVM allocated: the server's, as the client runs in a process of its own.
-        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
             long[] cpu = new long[2];
@@ -118,11 +117,11 @@ final class EchoPeersBench {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             ScheduledFuture<?> from = timer.schedule(() -> {
                 cpu[0] = os.getProcessCpuTime();
-                allocated[0] = threads.getTotalThreadAllocatedBytes();
+                allocated[0] = AllocatedBytes.total();
             }, warmup, TimeUnit.SECONDS);
             ScheduledFuture<?> to = timer.schedule(() -> {
                 cpu[1] = os.getProcessCpuTime();
-                allocated[1] = threads.getTotalThreadAllocatedBytes();
+                allocated[1] = AllocatedBytes.total();
             }, (warmup + seconds) * 1000L, TimeUnit.MILLISECONDS);
             String out;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),

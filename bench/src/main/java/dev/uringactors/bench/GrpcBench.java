@@ -93,6 +93,8 @@ final class GrpcBench {
             System.out.printf("grpc unary, %s calls in flight, %d-byte payloads, min-collect-strict-entity-size %d,"
                     + " common pool %s; %d rounds of %d s%n", inFlight, bytes, collectStrict,
                     batchPool ? "batch" : "default", rounds, seconds);
+            System.out.println("both servers run with " + HttpLoad.COMMON_POOL_OF_TWO + ": pekko-grpc's Java API"
+                    + " starts a thread per callback without it on a JVM pinned to one CPU, and has no way around it");
             Calls run = (i, secs) -> h2load != null
                     ? HttpLoad.h2load(h2load, urls[i], secs, List.of("-d", body.toString(), "-H",
                             "content-type: application/grpc", "-H", "te: trailers"))

@@ -44,7 +44,7 @@ final class HttpClientBench {
             List<Client> clients = new ArrayList<>();
             List<Process> clientProcesses = new ArrayList<>();
             for (String transport : new String[] {"uring", "pekko"}) {
-                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java", HttpLoad.COMMON_POOL_OF_TWO,
+                Process p = HttpLoad.start(List.of("taskset", "-c", "0", "java",
                         "-During.backend=" + backend, "-jar", benchJar, "http-client-run",
                         "--transport", transport, "--url", url, "--connections", String.valueOf(connections),
                         "--concurrency", String.valueOf(concurrency)));

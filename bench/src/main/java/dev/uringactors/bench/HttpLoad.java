@@ -33,11 +33,10 @@ final class HttpLoad {
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
     /**
-     * A common pool of two threads for a JVM measured on one CPU. The JDK's default async executor runs what Pekko's
-     * Java API futures chain (Scala's Java futures run even plain callbacks there: pekko-grpc's calls, Pekko HTTP's
-     * {@code singleRequest}); where the common pool has fewer than two threads, as in a JVM that sees two CPUs or
-     * fewer, it starts a thread per task instead, which cost a pinned JVM a fifth of its CPU and more. The same for
-     * the rings' JVM and Pekko's.
+     * A common pool of two threads, for the gRPC servers alone: pekko-grpc's Java API chains each call's stages on
+     * views of Scala futures, which run even plain callbacks on the JDK's default async executor, and where the
+     * common pool has fewer than two threads (a JVM that sees two CPUs or fewer) that executor starts a thread per
+     * task. pekko-grpc has no way around it, so both servers get it, and the benchmark says so.
      */
     static final String COMMON_POOL_OF_TWO = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
 

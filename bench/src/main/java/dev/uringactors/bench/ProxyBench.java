@@ -48,8 +48,7 @@ final class ProxyBench {
             List<Process> jvms = new ArrayList<>();
             String[] urls = new String[3];
             for (int i = 0; i < 2; i++) {
-                Process proxy = HttpLoad.start(List.of("taskset", "-c", "1", "java", HttpLoad.COMMON_POOL_OF_TWO,
-                        "-jar", sampleJar, "proxy",
+                Process proxy = HttpLoad.start(List.of("taskset", "-c", "1", "java", "-jar", sampleJar, "proxy",
                         "--port", "0", "--upstream", "127.0.0.1:" + UPSTREAM_PORT, "--transport", NAMES[i]));
                 started.add(proxy);
                 jvms.add(proxy);

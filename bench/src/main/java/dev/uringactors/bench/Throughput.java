@@ -24,15 +24,14 @@ record Throughput(double perSecond, double cpuMicrosPerOp, double bytesPerOp) {
         if (warmupSeconds > 0) {
             awaitJitQuiet();
         }
-        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long c0 = counter.getAsLong();
         long cpu0 = os.getProcessCpuTime();
-        long allocated0 = threads.getTotalThreadAllocatedBytes();
+        long allocated0 = AllocatedBytes.total();
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         long ops = counter.getAsLong() - c0;
         long cpu = os.getProcessCpuTime() - cpu0;
-        long allocated = threads.getTotalThreadAllocatedBytes() - allocated0;
+        long allocated = AllocatedBytes.total() - allocated0;
         return new Throughput(ops * 1e9 / (System.nanoTime() - t0), ops == 0 ? Double.NaN : cpu / 1e3 / ops,
                 ops == 0 ? Double.NaN : (double) allocated / ops);
     }

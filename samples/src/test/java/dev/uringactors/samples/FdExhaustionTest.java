@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -76,9 +77,9 @@ class FdExhaustionTest {
     private void outOfDescriptors(String backend, Service service, Class<?> main, String... sample)
             throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/prlimit")), "needs prlimit(1) to limit the child's files");
-        List<String> command = new ArrayList<>(List.of("/usr/bin/prlimit", "--nofile=256:256", "--",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-During.backend=" + backend, "-During.rings=1", "-During.tcp.accept-backoff=" + BACKOFF_MILLIS + "ms",
+        List<String> command = new ArrayList<>(List.of("/usr/bin/prlimit", "--nofile=256:256", "--"));
+        command.addAll(JavaCommand.java());
+        command.addAll(List.of("-During.backend=" + backend, "-During.rings=1", "-During.tcp.accept-backoff=" + BACKOFF_MILLIS + "ms",
                 "-cp", System.getProperty("java.class.path"), PreloadingMain.class.getName(), main.getName()));
         if (sample.length > 0) {
             command.addAll(List.of(sample));

@@ -40,11 +40,6 @@ public final class OneCpuLoad {
         return pinned;
     }
 
-    /** This JDK's java, for a command line. */
-    public static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
     /** The threads JVM {@code pid} has started since it began. */
     public static long threadsStarted(long pid) throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),

@@ -1,6 +1,7 @@
 package dev.uringactors.samples;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -68,8 +69,9 @@ class OneCpuSamplesTest {
 
     /** The sample {@code args} in a JVM of its own on CPU 1, on the rings. */
     private static Process sample(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(OneCpuLoad.java(), "-During.backend=io-uring",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> command = JavaCommand.java();
+        command.addAll(List.of("-During.backend=io-uring", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(OneCpuLoad.pinned(command)).redirectErrorStream(true).start();
     }

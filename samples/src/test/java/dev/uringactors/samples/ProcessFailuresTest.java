@@ -1,5 +1,6 @@
 package dev.uringactors.samples;
 
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.ring.RequiresIoUring;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,8 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ProcessFailuresTest {
     /** A JVM running {@code mainClass} with this test's class path; output and errors together. */
     static Process java(String mainClass, List<String> jvmOptions, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> command = JavaCommand.java();
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(List.of(args));

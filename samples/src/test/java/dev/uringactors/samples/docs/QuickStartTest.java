@@ -1,5 +1,6 @@
 package dev.uringactors.samples.docs;
 
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.samples.OneCpuLoad;
 import org.junit.jupiter.api.Test;
@@ -86,8 +87,9 @@ class QuickStartTest {
         byte[] content = new byte[3 * 1024 * 1024 + 17];
         new Random(37).nextBytes(content);
         Path file = Files.write(tmp.resolve("download.bin"), content);
-        Process server = new ProcessBuilder(OneCpuLoad.pinned(List.of(OneCpuLoad.java(),
-                "-During.backend=io-uring", "-jar", "target/quick-start.jar", "0", file.toString())))
+        List<String> command = JavaCommand.java();
+        command.addAll(List.of("-During.backend=io-uring", "-jar", "target/quick-start.jar", "0", file.toString()));
+        Process server = new ProcessBuilder(OneCpuLoad.pinned(command))
                 .directory(project.toFile()).redirectErrorStream(true).start();
         try {
             List<String> output = new ArrayList<>();

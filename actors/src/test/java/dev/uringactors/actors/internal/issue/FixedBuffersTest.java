@@ -1,5 +1,6 @@
 package dev.uringactors.actors.internal.issue;
 
+import dev.uringactors.ring.JavaCommand;
 import dev.uringactors.actors.TestRings;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
@@ -120,8 +121,9 @@ class FixedBuffersTest {
         if (System.getProperty("user.name").equals("root")) {
             command.addAll(List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
         }
-        command.addAll(List.of("/usr/bin/prlimit", "--memlock=1048576:1048576", "--",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath,
+        command.addAll(List.of("/usr/bin/prlimit", "--memlock=1048576:1048576", "--"));
+        command.addAll(JavaCommand.java());
+        command.addAll(List.of("-cp", classPath,
                 FixedBuffersRefusedMain.class.getName(), data.toString()));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
