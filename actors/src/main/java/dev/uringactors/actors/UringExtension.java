@@ -16,7 +16,9 @@ import org.apache.pekko.stream.Materializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -36,8 +38,10 @@ public final class UringExtension implements Extension {
     /** The rings' JMX beans with {@code uring.jmx = on}, else null. */
     private final RingMBeans mbeans;
     private final ActorSystem<?> system;
-    /** Made on first use: {@link #materializer()}. */
-    private Materializer materializer;
+    /** The key of the nearest-ring materializer among the rings' own ({@link #materializer()}). */
+    private static final int NEAREST = -1;
+    /** Made on first use: {@link #materializer()}, by ring index, and {@link #NEAREST}. */
+    private final Map<Integer, Materializer> materializers = new HashMap<>();
 
     private UringExtension(ActorSystem<?> system) {
         this.system = system;
@@ -94,20 +98,36 @@ public final class UringExtension implements Extension {
 
     /**
      * A materializer for the streams that work on a ring starts, such as those a request handler runs for each
-     * request: a stream materialized on a ring's thread runs on that ring, with no hop to another thread and back;
-     * one materialized anywhere else runs on Pekko's default dispatcher. pekko-grpc's generated Java handlers run a
-     * stream per call: give them this one ({@code XHandlerFactory.partial(impl, prefix, materializer, ...)}). What
-     * runs on a ring must not block it. Under the JDK backend its streams run on the default dispatcher. One per
-     * system, made on first use.
+     * request. Asked for on a ring's thread, it is that ring's own: its streams run on that ring, whichever thread
+     * drives them, with no hop to another thread and back. Asked for anywhere else, it is the nearest-ring one:
+     * a stream runs where the message that schedules it was sent, on a ring when a ring drives it and on Pekko's
+     * default dispatcher otherwise. pekko-grpc's generated Java handlers run a stream per call: give them this
+     * one ({@code XHandlerFactory.partial(impl, prefix, materializer, ...)}). What runs on a ring must not block
+     * it. Under the JDK backend its streams run on the default dispatcher. Each is made on first use.
+     */
+    public Materializer materializer() {
+        int ring = backend.ringOfThisThread();
+        return ring < 0 ? materializer(NEAREST, backend.nearestRingDispatcherId(), "uring-nearest-ring")
+                : materializer(ring, backend.dispatcherId(ring), "uring-ring-" + ring);
+    }
+
+    /**
+     * The materializer in slot {@code slot}, made on first use with {@code dispatcher} as its own. A ring's has
+     * its ring's dispatcher, and not the nearest-ring one, because a stream's actor first runs where its
+     * materializer's supervisor handles its creation: a supervisor shared by every thread may be running on
+     * another ring, or on the default dispatcher (where it starts), when a ring materializes a stream, and 2 in
+     * 40 first streams of a new system ran off their ring so.
      */
     @SuppressWarnings("deprecation") // a materializer with a dispatcher of its own has no other public constructor
-    public synchronized Materializer materializer() {
-        if (materializer == null) {
+    private synchronized Materializer materializer(int slot, String dispatcher, String name) {
+        Materializer made = materializers.get(slot);
+        if (made == null) {
             org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
-            materializer = ActorMaterializer.create(ActorMaterializerSettings.create(classic)
-                    .withDispatcher(backend.nearestRingDispatcherId()), classic, "uring-nearest-ring");
+            made = ActorMaterializer.create(ActorMaterializerSettings.create(classic).withDispatcher(dispatcher),
+                    classic, name);
+            materializers.put(slot, made);
         }
-        return materializer;
+        return made;
     }
 
     /** Every ring's counters, in ring order, each taken on its ring's thread; none under the JDK backend. */

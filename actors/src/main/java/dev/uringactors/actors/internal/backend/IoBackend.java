@@ -47,6 +47,9 @@ public interface IoBackend {
     /** The id of the dispatcher that runs what is submitted on a ring's thread on that ring. */
     String nearestRingDispatcherId();
 
+    /** The index of the ring whose thread this is, or -1 on any other thread (every thread under the JDK backend). */
+    int ringOfThisThread();
+
     /** Ring {@code i}'s own dispatcher, or empty where a connection lives on no ring. */
     Optional<String> ringDispatcherId(int i);
 

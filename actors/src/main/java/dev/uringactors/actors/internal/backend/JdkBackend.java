@@ -92,6 +92,11 @@ final class JdkBackend implements IoBackend {
     }
 
     @Override
+    public int ringOfThisThread() {
+        return -1;
+    }
+
+    @Override
     public Optional<String> ringDispatcherId(int i) {
         return Optional.empty();
     }

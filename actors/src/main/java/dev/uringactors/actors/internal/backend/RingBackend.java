@@ -74,6 +74,16 @@ final class RingBackend implements IoBackend {
     }
 
     @Override
+    public int ringOfThisThread() {
+        for (int i = 0; i < rings.count(); i++) {
+            if (rings.loop(i).inLoop()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
     public Optional<String> ringDispatcherId(int i) {
         return Optional.of(rings.dispatcherId(i));
     }
