@@ -25,11 +25,6 @@ public final class PlainFuture<T> extends CompletableFuture<T> {
         this.async = async;
     }
 
-    /** An incomplete future whose {@code ...Async} callbacks without an executor run on the system's dispatcher. */
-    public PlainFuture(ClassicActorSystemProvider system) {
-        this(system.classicSystem().dispatcher());
-    }
-
     /**
      * A future completed as {@code stage} is, on the thread that completes it: one callback on {@code stage}, run
      * there, and none on the default async executor whatever kind of stage it is.

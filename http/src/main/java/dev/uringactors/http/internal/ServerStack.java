@@ -55,7 +55,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -143,10 +142,12 @@ public final class ServerStack {
             Flow<HttpRequest, HttpResponse, CompletionStage<Done>> watched = Flow.of(HttpRequest.class)
                     .watchTermination(Keep.right())
                     .via(handler)
-                    .watchTermination((before, after) -> PlainFuture.of(before, ec).thenCompose(done -> PlainFuture.of(after, ec)));
+                    .watchTermination((before, after) -> PlainFuture.of(before, ec)
+                            .thenCompose(done -> PlainFuture.of(after, ec)));
             return watched.joinMat(forConnection(remote), Keep.both())
                     .watchTermination((values, ended) -> {
-                        PlainFuture.of(ended, ec).whenComplete((done, failure) -> terminator.removeConnection(values.second()));
+                        PlainFuture.of(ended, ec)
+                                .whenComplete((done, failure) -> terminator.removeConnection(values.second()));
                         return values;
                     })
                     .mapMaterializedValue(values -> {
