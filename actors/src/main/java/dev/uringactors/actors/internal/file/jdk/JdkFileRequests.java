@@ -43,15 +43,19 @@ import java.util.function.Function;
 public final class JdkFileRequests implements FileCalls {
     private final JdkOpenFiles files;
     private final Executor io;
+    /** Runs the callbacks a caller asks to run apart, naming no executor ({@link PlainFuture}). */
+    private final Executor async;
     private final InPlaceRunner runner;
     private final int maxIoSize;
     private final CallBounds bounds;
     /** Logs, once for the system, that REGISTERED is dropped. */
     private final Runnable registeredIgnored;
 
-    JdkFileRequests(JdkOpenFiles files, Executor io, int maxIoSize, CallBounds bounds, Runnable registeredIgnored) {
+    JdkFileRequests(JdkOpenFiles files, Executor io, Executor async, int maxIoSize, CallBounds bounds,
+                    Runnable registeredIgnored) {
         this.files = files;
         this.io = io;
+        this.async = async;
         this.runner = new InPlaceRunner(io);
         this.maxIoSize = maxIoSize;
         this.bounds = bounds;
@@ -158,7 +162,7 @@ public final class JdkFileRequests implements FileCalls {
         if (open == null) {
             return CompletableFuture.failedFuture(new ClosedChannelException());
         }
-        CompletableFuture<Done> answer = new PlainFuture<>(io);
+        CompletableFuture<Done> answer = new PlainFuture<>(async);
         Runnable close = () -> open.closeWhenUnused().whenComplete((v, e) -> {
             if (e == null) {
                 answer.complete(Done.getInstance());
@@ -199,7 +203,7 @@ public final class JdkFileRequests implements FileCalls {
             }
             return CompletableFuture.failedFuture(overloaded);
         }
-        FileTask<T> task = new FileTask<>(new PlainFuture<>(io), op, target, taken, call, bounds, ring);
+        FileTask<T> task = new FileTask<>(new PlainFuture<>(async), op, target, taken, call, bounds, ring);
         try {
             runner.run(task);
         } catch (RejectedExecutionException e) { // the dispatcher is shutting down with the system

@@ -42,7 +42,7 @@ public final class JdkFiles implements Extension, FileService {
                         + "usual (said once)");
             }
         };
-        requests = new JdkFileRequests(openFiles, io, uring.settings().maxIoSize(),
+        requests = new JdkFileRequests(openFiles, io, system.executionContext(), uring.settings().maxIoSize(),
                 new CallBounds(uring.ringCount(), uring.settings().admission()), registeredIgnored);
         for (int i = 0; i < uring.ringCount(); i++) {
             actors.add(system.systemActorOf(JdkFileActor.create(i, requests), "uring-jdk-files-" + i,
