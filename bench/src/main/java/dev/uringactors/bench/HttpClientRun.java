@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The http-client benchmark's client ({@code http-client-run --transport uring|pekko --url U}): a request through
  * a host connection pool of {@code --connections}, sent as each transport's users are shown to send it
- * ({@code UringHttp.singleRequest} on the rings, Pekko's {@code Http.singleRequest} on its own), keeping {@code --concurrency} requests in flight, each response's entity read to its end. Says
+ * ({@code UringHttp.singleRequest} on the rings, Pekko's {@code Http.singleRequest} on its own), keeping
+ * {@code --concurrency} requests in flight, each response's entity read to its end. Says
  * "ready", then for each line "run S" on its input loads for S seconds, lets the requests in flight finish, and
  * answers "rate R failed F" (responses a second). Ends at the end of its input.
  */

@@ -58,7 +58,7 @@ public final class ProxyServer {
     private ProxyServer(ClassicActorSystemProvider system, Transport transport, InetSocketAddress upstream) {
         Config settings = system.classicSystem().settings().config().getConfig("samples.proxy");
         this.http = UringHttp.get(system);
-        this.pool = (transport == Transport.URING ? UringHttp.get(system).connectionPoolSettings()
+        this.pool = (transport == Transport.URING ? http.connectionPoolSettings()
                 : ConnectionPoolSettings.create(system.classicSystem()))
                 .withMaxConnections(settings.getInt("max-connections"))
                 .withMaxOpenRequests(settings.getInt("max-open-requests"));
