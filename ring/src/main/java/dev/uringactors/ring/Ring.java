@@ -47,6 +47,8 @@ public final class Ring implements AutoCloseable {
     private long completions;
     private long overflowFlushes;
     private long droppedAtClose;
+    /** Requests the kernel cancelled without a completion: linked behind a failed CQE_SKIP_SUCCESS request. */
+    private long silenced;
 
     private Ring(int fd, NativeBuffer params, RingOptions options) {
         this.fd = fd;
@@ -394,7 +396,16 @@ public final class Ring implements AutoCloseable {
      * ring sent to this one (MSG_RING): none of them ends a counted request.
      */
     public long inFlight() {
-        return sq.taken - sq.skipSuccess - cq.finals;
+        return sq.taken - sq.skipSuccess - cq.finals - silenced;
+    }
+
+    /**
+     * Counts {@code requests} as ended that will post nothing: those linked (IO_LINK) behind a CQE_SKIP_SUCCESS
+     * request that failed. The kernel cancels them, and they take on the skip of the request that failed; only
+     * the submitter, which knows the chain, can say how many of them were counted.
+     */
+    public void silencedByFailedLink(int requests) {
+        silenced += requests;
     }
 
     /**

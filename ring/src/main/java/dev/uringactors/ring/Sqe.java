@@ -276,6 +276,11 @@ public final class Sqe {
         return this;
     }
 
+    /** Adds {@code flags} to the {@link SqeFlags} bits set already: a chain's link to the SQE after it, say. */
+    public Sqe addFlags(int flags) {
+        return flags((sqes.get(at + 1) & 0xff) | flags);
+    }
+
     /** The I/O priority (ioprio_set(2) values); for RECV and SEND, their IORING_RECVSEND_* flags. */
     public Sqe ioprio(int ioprio) {
         sqes.putShort(at + 2, (short) ioprio);

@@ -177,6 +177,21 @@ class RequestControlTest {
     }
 
     @Test
+    void aFailedSkipSuccessLinkCancelsTheRestWithoutCompletionsAndTheSubmitterSaysSo() {
+        ring.nextSqe().prepRead(-1, buf.address(), 64, 0).flags(SqeFlags.CQE_SKIP_SUCCESS | SqeFlags.IO_LINK)
+                .userData(1); // EBADF
+        ring.nextSqe().prepNop().flags(SqeFlags.IO_LINK).userData(2);
+        ring.nextSqe().prepNop().userData(3);
+        Reaped r = Reaped.await(ring, 1);
+        assertEquals(-Errno.EBADF, r.byUserData(1).res());
+        ring.submitAndWait(0, 20_000_000L);
+        assertEquals(0, ring.reap(r), "the two NOPs behind it were cancelled silently");
+        assertEquals(2, ring.inFlight(), "counted until the submitter says they post nothing");
+        ring.silencedByFailedLink(2);
+        assertEquals(0, ring.inFlight());
+    }
+
+    @Test
     void userDataAboveTheApplicationsRangeIsRefused() {
         Sqe sqe = ring.nextSqe().prepNop();
         assertThrows(IllegalArgumentException.class, () -> sqe.userData(-1));

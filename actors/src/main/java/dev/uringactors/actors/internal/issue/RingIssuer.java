@@ -7,7 +7,7 @@ import dev.uringactors.ring.CqeFlags;
 import dev.uringactors.ring.Ring;
 import dev.uringactors.ring.RingStats;
 import dev.uringactors.ring.Sqe;
-import dev.uringactors.ring.UserData;
+import dev.uringactors.ring.SqeFlags;
 import dev.uringactors.ring.wait.CompletionForecast;
 import dev.uringactors.ring.wait.WaitStrategy;
 import org.slf4j.Logger;
@@ -34,8 +34,6 @@ import java.util.function.Consumer;
  */
 public final class RingIssuer implements CompletionHandler {
     private static final Logger log = LoggerFactory.getLogger(RingIssuer.class);
-    /** user_data of an SQE whose op could not be prepared (turned into a NOP). */
-    private static final long DISCARDED = UserData.MAX - 1;
 
     private final RingSpec spec;
     private final int maxInFlight;
@@ -155,25 +153,57 @@ public final class RingIssuer implements CompletionHandler {
         }
     }
 
+    /**
+     * Writes the op's SQEs, all of them or none: a chain waits until the SQ has room for the whole of it. An op
+     * that cannot be prepared is answered with why at once, and its SQEs become NOPs under its own user_data,
+     * linked as its steps were: its slot is given back when the last of them completes, after any step
+     * written before it has finished with the op's memory.
+     */
     private boolean tryPrepare(RingOp op) {
         Ring target = generation.ringFor(op);
-        Sqe sqe = target.nextSqe();
-        if (sqe == null) {
+        int steps = op.chainLength();
+        if (steps < 1 || steps > SlotTable.MAX_STEPS || steps > target.sqEntries()) {
+            op.failUnanswered(new IllegalArgumentException("a chain of " + steps + " steps: this ring takes 1 to "
+                    + Math.min(SlotTable.MAX_STEPS, target.sqEntries())));
+            finished(op);
+            return true;
+        }
+        if (steps > 1 && target.sqSpaceLeft() < steps) {
             guarded(target::submit);
-            if ((sqe = target.nextSqe()) == null) {
+            if (target.sqSpaceLeft() < steps) {
                 return false;
             }
         }
-        try {
-            op.prepare(sqe);
-            sqe.userData(op.userData());
-            if (due != null && op.latencyKind() >= 0) {
-                due.submitted(op, System.nanoTime()); // submitted with this turn's io_uring_enter
+        op.stepsInFlight = steps;
+        boolean failed = false;
+        for (int step = 0; step < steps; step++) {
+            Sqe sqe = target.nextSqe();
+            if (sqe == null) { // a lone op: a chain made sure of room for all its steps
+                guarded(target::submit);
+                if ((sqe = target.nextSqe()) == null) {
+                    return false;
+                }
             }
-        } catch (RuntimeException e) {
-            sqe.prepNop().userData(DISCARDED); // the SQE is taken: it must hold something harmless
-            op.failUnanswered(e);
-            finished(op);
+            if (!failed) {
+                try {
+                    op.prepare(sqe, step);
+                } catch (RuntimeException e) {
+                    failed = true;
+                    slots.markCompletionFailed(op.userData);
+                    op.failUnanswered(e);
+                }
+            }
+            if (failed) {
+                sqe.flags(0).prepNop(); // the SQE is taken: it must hold something harmless
+            }
+            sqe.userData(SlotTable.ofStep(op.userData, step));
+            if (step < steps - 1) {
+                sqe.addFlags(op.link(step)); // the NOPs too: the chain ends where the op expects its end
+
+            }
+        }
+        if (due != null && !failed && op.latencyKind() >= 0) {
+            due.submitted(op, System.nanoTime()); // submitted with this turn's io_uring_enter
         }
         return true;
     }
@@ -249,28 +279,52 @@ public final class RingIssuer implements CompletionHandler {
         }
         RingOp op = slots.get(userData);
         if (op == null) {
-            return; // DISCARDED, the drain's own cancel, or a stale user_data
+            return; // the drain's own cancel, or a stale user_data
         }
-        if (due != null && CqeFlags.isFinal(flags) && !draining && slots.submittedAt(userData) >= 0) {
+        int step = SlotTable.step(userData);
+        boolean ends = CqeFlags.isFinal(flags) && (step == op.stepsInFlight - 1 || cutShort(op, step));
+        op.lastOfSubmission = ends;
+        if (due != null && ends && !draining && slots.submittedAt(op.userData) >= 0) {
             due.completed(op, System.nanoTime());
         }
         boolean done = true;
-        if (draining || slots.completionFailed(userData)) {
-            op.drained(res, flags);
+        if (draining || slots.completionFailed(op.userData)) {
+            op.drained(step, res, flags);
         } else {
             try {
-                done = op.complete(res, flags, generation.ringFor(op).setupFlags());
+                done = op.complete(step, res, flags, generation.ringFor(op).setupFlags());
             } catch (RuntimeException e) {
                 completionFailed(op, res, flags, e);
             }
         }
+        if (!ends) {
+            return; // more of the op's completions are to come
+        }
         if (done) {
-            if (CqeFlags.isFinal(flags)) {
-                finished(op);
-            }
+            finished(op);
         } else if (!backlog.isEmpty() || !tryPrepare(op)) {
             backlog.add(op); // a short write goes on where it stopped
         }
+    }
+
+    /**
+     * Whether the completion of {@code step}, not the chain's last, ends it: a step that skips its success posts
+     * only when it fails, and unless hard-linked its failure cancels the steps behind it without a completion of
+     * theirs (they take on its skip). The ring is told of those it counted.
+     */
+    private boolean cutShort(RingOp op, int step) {
+        int link = op.link(step);
+        if ((link & SqeFlags.CQE_SKIP_SUCCESS) == 0 || (link & SqeFlags.IO_HARDLINK) != 0) {
+            return false;
+        }
+        int counted = 1; // the last step posts
+        for (int behind = step + 1; behind < op.stepsInFlight - 1; behind++) {
+            if ((op.link(behind) & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+                counted++;
+            }
+        }
+        generation.ringFor(op).silencedByFailedLink(counted);
+        return true;
     }
 
     /**

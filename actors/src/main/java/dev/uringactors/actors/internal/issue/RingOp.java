@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
 
 /**
  * One request on a ring: how to prepare its SQE, what each of its completions means (a multishot request has
@@ -35,6 +36,10 @@ public abstract class RingOp {
 
     /** The slot the issuer keeps this op in while it is queued or in flight. */
     long userData;
+    /** The SQEs of the op's submission in flight: its chain's length when it was written. */
+    int stepsInFlight;
+    /** Whether the completion being handled is the last its submission brings. */
+    boolean lastOfSubmission;
 
     private boolean answered;
 
@@ -120,6 +125,53 @@ public abstract class RingOp {
      * unanswered); the memory stays until the final completion.
      */
     protected abstract void fail(Throwable cause);
+
+    // ---- a chain: an op whose submission is several SQEs that the kernel runs in order
+
+    /**
+     * How many SQEs the op's next submission writes: 1, or for a chain the steps the kernel is to run one after
+     * another without a round trip in between, at most 64. The issuer writes them together (never split by a
+     * flush or by the end of the SQ), counts them as one request, and ends the submission at the completion of
+     * its last step, which comes after every other step's: a step that fails (a short read or write fails too)
+     * cancels the steps linked behind it, and each of them completes with -ECANCELED.
+     */
+    protected int chainLength() {
+        return 1;
+    }
+
+    /** Fills the SQE of step {@code step} of the chain (the issuer sets user_data and the link to the next). */
+    protected void prepare(Sqe sqe, int step) {
+        prepare(sqe);
+    }
+
+    /**
+     * The {@link SqeFlags} step {@code step} (not the last) hands on to the next with: IO_LINK, the next runs
+     * only if this one succeeds; or IO_HARDLINK, it runs whatever this one's result. Either with CQE_SKIP_SUCCESS
+     * when this step's success needs no completion: its failure still posts one, and with IO_LINK that is the
+     * chain's last, as the steps behind it are cancelled without one.
+     */
+    protected int link(int step) {
+        return SqeFlags.IO_LINK;
+    }
+
+    /**
+     * Handles the completion of step {@code step} of the chain; what the last completion's returns counts as
+     * {@link #complete(int, int, int)}'s (false: submit again). The op answers at the latest at the last
+     * completion ({@link #endsSubmission()}): its last step's, or that of a step that skips its success and failed.
+     */
+    protected boolean complete(int step, int res, int flags, int ringFlags) {
+        return complete(res, flags, ringFlags);
+    }
+
+    /** Whether the completion being handled is the last of the op's submission: nothing of it is in flight after. */
+    protected final boolean endsSubmission() {
+        return lastOfSubmission;
+    }
+
+    /** {@link #drained(int, int)} for step {@code step} of a chain. */
+    protected void drained(int step, int res, int flags) {
+        drained(res, flags);
+    }
 
     /**
      * The op will never reach the kernel: the ring is shut down or failed before it was submitted. Answers with

@@ -7,12 +7,16 @@ import java.util.List;
 /**
  * Requests in flight by user_data, and what the issuer keeps for each: the native memory lent to it, when it went
  * into the SQ (for a polling wait's forecast), and whether its completion failed. The low 32 bits of a user_data
- * are a slot index, the high bits the slot's generation, so a completion finds its request with an array access,
- * and a stale user_data (a slot since reused) finds nothing. Generations stay below 2^30, so user_data never
- * collides with the issuer's reserved (negative or huge) values.
+ * are a slot index, the next 24 the slot's generation, so a completion finds its request with an array access,
+ * and a stale user_data (a slot since reused) finds nothing; the 6 bits above them say which step of a chain an
+ * SQE is (0 for a lone op). The top two bits are the ring's, and the issuer's reserved values have a slot index
+ * no table reaches.
  */
 final class SlotTable {
-    private static final int GENERATION_MASK = 0x3fff_ffff;
+    private static final int GENERATION_MASK = 0x00ff_ffff;
+    private static final int STEP_SHIFT = 56;
+    /** Steps a chain may have: what the step bits can tell apart. */
+    static final int MAX_STEPS = 64;
     private static final int INITIAL = 64;
 
     private RingOp[] ops = new RingOp[INITIAL];
@@ -41,6 +45,16 @@ final class SlotTable {
         leases[index] = lease;
         size++;
         return ((long) generations[index] << 32) | index;
+    }
+
+    /** The user_data of step {@code step} of the op with {@code userData}. */
+    static long ofStep(long userData, int step) {
+        return userData | ((long) step << STEP_SHIFT);
+    }
+
+    /** Which step of its op's chain a completion's user_data names. */
+    static int step(long userData) {
+        return (int) (userData >>> STEP_SHIFT) & (MAX_STEPS - 1);
     }
 
     RingOp get(long userData) {
@@ -113,8 +127,8 @@ final class SlotTable {
 
     private int live(long userData) {
         int index = (int) userData;
-        return index < 0 || index >= ops.length || ops[index] == null || generations[index] != (int) (userData >>> 32)
-                ? -1 : index;
+        return index < 0 || index >= ops.length || ops[index] == null
+                || generations[index] != ((int) (userData >>> 32) & GENERATION_MASK) ? -1 : index;
     }
 
     private void clear(int index) {

@@ -1,9 +1,6 @@
 package dev.uringactors.actors.internal.issue;
 
 import dev.uringactors.actors.TestRings;
-import dev.uringactors.actors.file.RingProtocol;
-import dev.uringactors.actors.file.UringFiles;
-import dev.uringactors.actors.internal.backend.IoBackends;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.ring.Descriptors;
 import dev.uringactors.ring.OpFlags;
@@ -12,7 +9,6 @@ import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -21,7 +17,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +36,7 @@ class FailingCompletionTest {
     private static final RuntimeException BUG = new IllegalStateException("a bug in the completion");
 
     private final ActorTestKit kit = TestRings.kit("uring.rings = 1");
+    private final IssuerProbe rings = new IssuerProbe(kit);
 
     @AfterAll
     void shutDown() {
@@ -51,13 +47,13 @@ class FailingCompletionTest {
     void aSingleShotOpIsAnsweredWithTheExceptionAndTheRingServesOn() throws Exception {
         ThrowingOutcome outcome = new ThrowingOutcome();
         TrackedOp nop = new TrackedOp(Opcode.NOP, Sqe::prepNop, outcome);
-        long before = requestsInFlight();
-        issue(nop);
+        long before = rings.requestsInFlight();
+        rings.issue(nop);
         ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
         assertSame(BUG, e.getCause());
-        awaitRequestsInFlight(before); // its slot, and the buffer lent to it, went back
+        rings.awaitRequestsInFlight(before); // its slot, and the buffer lent to it, went back
         assertEquals(1, outcome.completions.get());
-        assertRingServes();
+        rings.assertRingServes();
     }
 
     @Test
@@ -68,15 +64,15 @@ class FailingCompletionTest {
             ThrowingOutcome outcome = new ThrowingOutcome();
             TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
                     sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), outcome);
-            long before = requestsInFlight();
-            issue(accept);
+            long before = rings.requestsInFlight();
+            rings.issue(accept);
             try (Socket first = new Socket(address.getAddress(), address.getPort())) {
                 ExecutionException e = assertThrows(ExecutionException.class, () -> TestRings.get(outcome.answer));
                 assertSame(BUG, e.getCause());
-                awaitRequestsInFlight(before); // the multishot accept was cancelled: its final completion came
+                rings.awaitRequestsInFlight(before); // the multishot accept was cancelled: its final completion came
             }
             try (Socket later = new Socket(address.getAddress(), address.getPort())) {
-                assertRingServes(); // and the accept that failed takes no connection any more
+                rings.assertRingServes(); // and the accept that failed takes no connection any more
             }
             assertEquals(1, outcome.completions.get(), "completions handled, none after the failure");
             assertEquals(1, outcome.failures.get(), "answers with a failure");
@@ -91,9 +87,9 @@ class FailingCompletionTest {
         try {
             TrackedOp accept = new TrackedOp(Opcode.ACCEPT,
                     sqe -> sqe.prepMultishotAccept(listener, OpFlags.SOCK_CLOEXEC), SimpleOp.Outcome.IGNORED);
-            long before = requestsInFlight();
+            long before = rings.requestsInFlight();
             CompletableFuture<Throwable> again = new CompletableFuture<>();
-            RingLoop loop = loop();
+            RingLoop loop = rings.loop();
             loop.execute(() -> {
                 loop.issuer().issue(accept); // in flight until cancelled: a multishot accept
                 try {
@@ -106,43 +102,16 @@ class FailingCompletionTest {
             });
             Throwable refused = TestRings.get(again);
             assertInstanceOf(IllegalStateException.class, refused, "the second issue of the op in flight");
-            awaitRequestsInFlight(before); // the one in flight was cancelled, and ended
+            rings.awaitRequestsInFlight(before); // the one in flight was cancelled, and ended
         } finally {
             Descriptors.close(listener);
         }
     }
 
-    private void issue(RingOp op) {
-        RingLoop loop = loop();
-        loop.execute(() -> loop.issuer().issue(op));
-    }
 
-    private RingLoop loop() {
-        return IoBackends.rings(kit.system()).loop(0);
-    }
 
-    /** The requests in the kernel or about to be, read on the ring's thread. */
-    private long requestsInFlight() throws Exception {
-        CompletableFuture<Long> count = new CompletableFuture<>();
-        RingLoop loop = loop();
-        loop.execute(() -> count.complete(loop.issuer().requestsInFlight()));
-        return TestRings.get(count);
-    }
 
-    private void awaitRequestsInFlight(long expected) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        long now = requestsInFlight();
-        while (now != expected && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-            now = requestsInFlight();
-        }
-        assertEquals(expected, now, "requests in flight on the ring");
-    }
 
-    private void assertRingServes() throws Exception {
-        TestRings.get(AskPattern.askWithStatus(UringFiles.get(kit.system()).ring(0), RingProtocol.Nop::new,
-                Duration.ofSeconds(10), kit.system().scheduler()));
-    }
 
     /** Throws at each completion, as a bug would, after closing the fd an accept gave it; says what reached it. */
     private static final class ThrowingOutcome implements SimpleOp.Outcome {
