@@ -14,11 +14,12 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Forbids the calling thread, for the rest of its life, the system calls that look up a file's metadata: the
- * stat family (stat, fstat, lstat, newfstatat, statx) and the access family (access, faccessat, faccessat2). A
- * seccomp filter fails them with EPERM. Installed on a ring's thread, it proves that nothing that thread runs
- * stats a file: Java's {@code Files} checks and a direct statx(2) fail there, while io_uring's STATX still works
- * (a kernel worker runs it, and no system call of the thread's is involved). Other threads are not affected, but
+ * Forbids the calling thread, for the rest of its life, the system calls that look up a file's metadata by its
+ * path: the stat family (stat, fstat, lstat, newfstatat, statx) and the access family (access, faccessat,
+ * faccessat2), all but a statx of an open descriptor (AT_EMPTY_PATH), which looks nothing up. A seccomp filter
+ * fails them with EPERM. Installed on a ring's thread, it proves that nothing that thread runs looks up a path to
+ * stat it: Java's {@code Files} checks fail there, while io_uring's STATX still works (a kernel worker runs it, and
+ * no system call of the thread's is involved), and so does the stat of a file the thread has just opened. Other threads are not affected, but
  * a thread that a filtered thread starts inherits the filter: start the threads of a pool that it hands work to
  * first ({@link #startThreads}), or that pool's stats fail too.
  *
@@ -30,20 +31,46 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 public final class StatCallsForbidden {
     /** x86_64 numbers: stat, fstat, lstat, access, newfstatat, faccessat, statx, faccessat2. */
     private static final int[] FORBIDDEN = {4, 5, 6, 21, 262, 269, 332, 439};
+    /** statx with AT_EMPTY_PATH in its flags (its third argument): the stat of the descriptor itself. */
+    private static final SeccompFilter.Unless OF_A_DESCRIPTOR = new SeccompFilter.Unless(332, 2,
+            OpFlags.AT_EMPTY_PATH);
 
     private StatCallsForbidden() {
     }
 
-    /** Installs the filter on the calling thread; the test is skipped where seccomp filters cannot be had. */
+    /**
+     * Installs the filter on the calling thread, a descriptor's statx let through; the test is skipped where
+     * seccomp filters cannot be had.
+     */
     public static void onThisThread() {
+        install(OF_A_DESCRIPTOR);
+        if (statx("", OpFlags.AT_EMPTY_PATH) != 0) {
+            throw new AssertionError("a statx of a descriptor fails on this thread: " + Errno.name(LibC.negErrno()));
+        }
+    }
+
+    /** As {@link #onThisThread()}, and a descriptor's statx is forbidden too: the thread stats nothing at all. */
+    public static void allOnThisThread() {
+        install(null);
+        if (statx("", OpFlags.AT_EMPTY_PATH) != -1 || LibC.negErrno() != -Errno.EPERM) {
+            throw new AssertionError("a statx of a descriptor still works on this thread");
+        }
+    }
+
+    private static void install(SeccompFilter.Unless unless) {
         loadClassesOfDirectories();
-        String refused = SeccompFilter.refuseOnThisThread(Errno.EPERM, FORBIDDEN);
+        String refused = SeccompFilter.refuseOnThisThread(Errno.EPERM, unless, FORBIDDEN);
         assumeTrue(refused == null, refused);
-        try (NativeBuffer root = NativeBuffer.ofString("/")) {
-            int res = LibC.statx(OpFlags.AT_FDCWD, root.address(), 0, OpFlags.STATX_BASIC_STATS, new byte[256]);
-            if (res != -1 || LibC.negErrno() != -Errno.EPERM) {
-                throw new AssertionError("statx still works on this thread: " + res);
-            }
+        int res = statx("/", 0);
+        if (res != -1 || LibC.negErrno() != -Errno.EPERM) {
+            throw new AssertionError("statx of a path still works on this thread: " + res);
+        }
+    }
+
+    /** statx(2) of {@code path} from the working directory. */
+    private static int statx(String path, int flags) {
+        try (NativeBuffer name = NativeBuffer.ofString(path)) {
+            return LibC.statx(OpFlags.AT_FDCWD, name.address(), flags, OpFlags.STATX_BASIC_STATS, new byte[256]);
         }
     }
 

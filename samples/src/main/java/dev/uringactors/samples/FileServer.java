@@ -3,6 +3,7 @@ package dev.uringactors.samples;
 import com.typesafe.config.Config;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.tcp.TcpProtocol.Ack;
@@ -46,10 +47,11 @@ import java.util.concurrent.Executor;
  * <p>Each connection's handler runs on the connection's ring and sends its file requests to that ring's file actor,
  * so that opening, reading and sending a file never leave the ring's thread, and nothing blocks it: what the
  * handler learns of a file, it learns from the ring. Every file is opened beneath the root by the kernel
- * ({@link RingProtocol.OpenBeneath}) after the target was decoded and checked ({@link RequestPath}), then
- * statted through its descriptor ({@link RingProtocol.StatFile}): the file that was opened, not whatever the path
- * names by then. The response goes out as one {@code WriteFile}: the head, then the file, a piece at a time and
- * paced by the peer, never through the Java heap; the file is closed once it is sent.
+ * after the target was decoded and checked ({@link RequestPath}), and statted through its descriptor, in one
+ * request ({@link RingProtocol.OpenBeneathWithStat}): the file that was opened, not whatever the path names by
+ * then. The response goes out as one {@code WriteFile}: the head, then the file, a piece at a time and paced by
+ * the peer, never through the Java heap (a small file's piece is read and sent in one chain of the ring's); the
+ * file is closed once it is sent.
  */
 final class FileServer {
     private static final String ALLOW = "Allow: GET, HEAD\r\n";
@@ -102,7 +104,7 @@ final class FileServer {
     private record Listed(byte[] page, Throwable failure) {
     }
 
-    /** What the request in progress waits for: a file's open then its stat, an index page's, or a listing. */
+    /** What the request in progress waits for: a file opened with its stat, an index page so, or a listing. */
     private enum Stage { OPENING, OPENING_INDEX, LISTING }
 
     /**
@@ -265,23 +267,19 @@ final class FileServer {
                 return respondError(e.refusal == RequestPath.Refusal.MALFORMED ? 400 : 403);
             }
             stage = Stage.OPENING;
-            ring.tell(new RingProtocol.OpenBeneath(root, Path.of(path.relative()), READ, answers()));
+            ring.tell(new RingProtocol.OpenBeneathWithStat(root, Path.of(path.relative()), READ, answers()));
             return Behaviors.same();
         }
 
-        /** The ring's answer to the one request in flight: an open, then the stat of the file it opened. */
+        /** The ring's answer to the one request in flight: a file opened, with its stat. */
         private Behavior<Object> ringReply(StatusReply<?> answer, boolean peerDone) {
             Behavior<Object> next;
             if (answer.isError()) {
                 next = failed(answer.getError());
-            } else if (answer.getValue() instanceof FileHandle opened) {
-                file = opened;
-                ring.tell(new RingProtocol.StatFile(file, answers()));
-                next = Behaviors.same();
-            } else if (stage == Stage.OPENING) {
-                next = opened((FileStat) answer.getValue());
             } else {
-                next = indexOpened((FileStat) answer.getValue());
+                OpenedFile opened = (OpenedFile) answer.getValue();
+                file = opened.file();
+                next = stage == Stage.OPENING ? opened(opened.stat()) : indexOpened(opened.stat());
             }
             return thenServeNext(next, peerDone);
         }
@@ -289,12 +287,12 @@ final class FileServer {
         /** An answer that came when no request wants it: the file it opened is closed. */
         private void release(StatusReply<?> answer) {
             stage = null;
-            if (answer.isSuccess() && answer.getValue() instanceof FileHandle opened) {
-                closeFile(opened);
+            if (answer.isSuccess() && answer.getValue() instanceof OpenedFile opened) {
+                closeFile(opened.file());
             }
         }
 
-        /** Where the ring answers a request: straight to this handler, which takes opens' and stats' answers. */
+        /** Where the ring answers a request: straight to this handler, which takes the opens' answers. */
         private <T> ActorRef<StatusReply<T>> answers() {
             return ctx.getSelf().narrow();
         }
@@ -315,7 +313,7 @@ final class FileServer {
                 return list();
             }
             int status = 500;
-            if (error instanceof UringException u && file == null) { // the open failed
+            if (error instanceof UringException u && file == null) { // the open (or the stat after it) failed
                 int errno = u.errno();
                 // ENXIO: a FIFO, which the JDK backend does not open for reading only (a ring opens it, and the
                 // stat after says it is no regular file: 403 as well).
@@ -341,7 +339,7 @@ final class FileServer {
                 directory = file;
                 file = null;
                 stage = Stage.OPENING_INDEX;
-                ring.tell(new RingProtocol.OpenBeneath(directory, Path.of("index.html"), READ, answers()));
+                ring.tell(new RingProtocol.OpenBeneathWithStat(directory, Path.of("index.html"), READ, answers()));
                 return Behaviors.same();
             }
             if (stat.isRegularFile()) {

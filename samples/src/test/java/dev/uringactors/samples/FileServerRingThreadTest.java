@@ -26,9 +26,9 @@ import static dev.uringactors.samples.HttpExchange.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The file server's requests run on ring threads, which must not block: whatever it needs to know of a file, it
- * asks the ring. Its ring threads are forbidden to stat a file ({@link StatCallsForbidden}), and it still answers
- * every kind of request as before.
+ * The file server's requests run on ring threads, which must not block: it looks up no path there, the ring does;
+ * what it needs to know of a file it takes from the descriptor the ring opened. Its ring threads are forbidden to
+ * stat a file by its path ({@link StatCallsForbidden}), and it still answers every kind of request as before.
  */
 @Tag("io-uring-only") // the ring threads under a seccomp filter; the JDK backend has none
 @ExtendWith(RequiresIoUring.class)

@@ -25,8 +25,8 @@ public final class RingProtocol {
     }
 
     /** What a ring's file actor takes. */
-    public sealed interface Command permits Nop, Open, OpenBeneath, Read, ReadWith, ReadBatch, Write, Fsync, Stat,
-            StatFile, Close {
+    public sealed interface Command permits Nop, Open, OpenBeneath, OpenBeneathWithStat, Read, ReadWith, ReadBatch,
+            Write, Fsync, Stat, StatFile, Close {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -45,6 +45,19 @@ public final class RingProtocol {
      */
     public record OpenBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options,
                               ActorRef<StatusReply<FileHandle>> replyTo) implements Command {
+    }
+
+    /**
+     * {@link OpenBeneath}, and the stat of the file it opened, in one request and one answer: the stat is a
+     * direct statx(2) of the new descriptor on the ring's thread as the open completes (under a microsecond: the
+     * open has just brought the inode into memory), not a STATX, which the kernel always hands to a worker
+     * thread. For a file server: what to answer depends on the file's type, size and time. On a network or FUSE
+     * file system, whose stat may ask a server, use {@link OpenBeneath} and {@link StatFile}. The file is opened
+     * with a plain descriptor ({@link UringOpenOption#REGISTERED} is ignored: the stat needs a descriptor) on
+     * this ring, even with {@link UringOpenOption#DIRECT}. A stat that fails closes the file and answers with why.
+     */
+    public record OpenBeneathWithStat(FileHandle directory, Path path, Set<? extends OpenOption> options,
+                                      ActorRef<StatusReply<OpenedFile>> replyTo) implements Command {
     }
 
     /** Reads up to {@code length} bytes at {@code position}; fewer (or none) at the end of the file. */

@@ -73,6 +73,15 @@ public final class UringFiles {
         return calls.openBeneath(directory, path, Set.copyOf(Arrays.asList(options)));
     }
 
+    /**
+     * {@link #openBeneath}, and the stat of the file it opened, in one request ({@link
+     * RingProtocol.OpenBeneathWithStat}, whose stat is a direct call on the ring's thread: not for files on a
+     * network or FUSE file system). A stat that fails closes the file, and is the answer.
+     */
+    public CompletionStage<OpenedFile> openBeneathWithStat(FileHandle directory, Path path, OpenOption... options) {
+        return calls.openBeneathWithStat(directory, path, Set.copyOf(Arrays.asList(options)));
+    }
+
     /** Reads up to {@code length} bytes at {@code position}; fewer at the end of the file. */
     public CompletionStage<ByteString> read(FileHandle file, long position, int length) {
         return calls.read(file, position, length);

@@ -4,6 +4,7 @@ import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.RingProtocol.Command;
 import org.apache.pekko.Done;
@@ -60,6 +61,13 @@ public final class AskedFileCalls implements FileCalls {
     @Override
     public CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options) {
         return ask(directory.ring(), replyTo -> new RingProtocol.OpenBeneath(directory, path, options, replyTo));
+    }
+
+    @Override
+    public CompletionStage<OpenedFile> openBeneathWithStat(FileHandle directory, Path path,
+                                                           Set<? extends OpenOption> options) {
+        return ask(directory.ring(),
+                replyTo -> new RingProtocol.OpenBeneathWithStat(directory, path, options, replyTo));
     }
 
     @Override

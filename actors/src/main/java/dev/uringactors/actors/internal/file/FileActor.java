@@ -8,6 +8,7 @@ import dev.uringactors.actors.file.RingProtocol.Fsync;
 import dev.uringactors.actors.file.RingProtocol.Nop;
 import dev.uringactors.actors.file.RingProtocol.Open;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
+import dev.uringactors.actors.file.RingProtocol.OpenBeneathWithStat;
 import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
@@ -35,6 +36,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The file protocol of one ring, running on that ring's loop thread: it checks each request, turns it into a
@@ -55,11 +57,15 @@ final class FileActor {
     private final ActorRef<StatusReply<Done>> ignored;
     /** The ring's registered file table; the files opened into it are forgotten when it goes with its ring. */
     private final RegisteredFileTable fileTable;
+    /** Where a stat may ask a server: there the ring's STATX takes it, not the ring's thread. */
+    private final RemoteMounts remoteMounts;
 
-    private FileActor(RingLoop loop, OpenFiles openFiles, DeviceQueues devices, ActorRef<StatusReply<Done>> ignored) {
+    private FileActor(RingLoop loop, OpenFiles openFiles, DeviceQueues devices, RemoteMounts remoteMounts,
+                      ActorRef<StatusReply<Done>> ignored) {
         this.loop = loop;
         this.issuer = loop.issuer();
         this.openFiles = openFiles;
+        this.remoteMounts = remoteMounts;
         UringSettings settings = loop.settings();
         this.directFiles = new DirectIoRouter(settings.iopoll(), settings.iopollFallback(), devices);
         this.ignored = ignored;
@@ -69,11 +75,12 @@ final class FileActor {
 
     /**
      * Spawn it on {@code loop}'s dispatcher; {@code openFiles} is the table of every ring's files, {@code devices}
-     * what every ring knows of the block devices' poll queues.
+     * what every ring knows of the block devices' poll queues, {@code remoteMounts} where remote file systems are.
      */
-    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles, DeviceQueues devices) {
+    static Behavior<Command> create(RingLoop loop, OpenFiles openFiles, DeviceQueues devices,
+                                    RemoteMounts remoteMounts) {
         return Behaviors.setup(ctx -> {
-            FileActor actor = new FileActor(loop, openFiles, devices, ctx.getSystem().ignoreRef());
+            FileActor actor = new FileActor(loop, openFiles, devices, remoteMounts, ctx.getSystem().ignoreRef());
             actor.issuer.attach(actor.fileTable);
             return actor.behavior();
         });
@@ -84,6 +91,7 @@ final class FileActor {
                 .onMessage(Nop.class, m -> issue(FileOps.done(Opcode.NOP, null, Sqe::prepNop, m.replyTo())))
                 .onMessage(Open.class, m -> open(m.path(), m.options(), m.replyTo(), null))
                 .onMessage(OpenBeneath.class, m -> open(m.path(), m.options(), m.replyTo(), m.directory()))
+                .onMessage(OpenBeneathWithStat.class, this::openWithStat)
                 .onMessage(Read.class, this::read)
                 .onMessage(READ_WITH, this::readWith)
                 .onMessage(ReadBatch.class, this::readBatch)
@@ -103,14 +111,9 @@ final class FileActor {
     /** Opens {@code path}, or with a {@code directory} opens it only beneath that directory. */
     private Behavior<Command> open(Path path, Set<? extends OpenOption> options,
                                    ActorRef<StatusReply<FileHandle>> replyTo, FileHandle directory) {
-        if (directory != null && !isOpen(directory)) {
-            return reject(replyTo, new ClosedChannelException());
-        }
-        int flags;
-        try {
-            flags = UringOpenOption.toFlags(options);
-        } catch (RuntimeException e) { // bad options
-            return reject(replyTo, e);
+        Integer flags = openFlags(directory, options, replyTo);
+        if (flags == null) {
+            return Behaviors.same();
         }
         boolean direct = options.contains(UringOpenOption.DIRECT);
         // An O_DIRECT file's ring is decided by its device once it is open (DirectOpen), so it is not opened into
@@ -119,9 +122,41 @@ final class FileActor {
                 ? new DirectOpen(directFiles, loop, openFiles, ignored, replyTo) : null;
         boolean registered = options.contains(UringOpenOption.REGISTERED) && fileTable.available() && routing == null;
         return issue(directory == null
-                ? new FileOps.Open(path, flags, direct, registered, loop.index(), openFiles, replyTo, routing)
+                ? FileOps.Open.of(path, flags, direct, registered, loop.index(), openFiles, replyTo, routing)
                 : FileOps.Open.beneath(directory, path, flags, direct, registered, loop.index(), openFiles,
                         replyTo, routing));
+    }
+
+    /**
+     * Opens beneath a directory, and answers with the file and its stat: taken directly as the open completes,
+     * unless a remote file system can be reached from the directory, whose stat may ask a server.
+     */
+    private Behavior<Command> openWithStat(OpenBeneathWithStat m) {
+        Integer flags = openFlags(m.directory(), m.options(), m.replyTo());
+        if (flags == null) {
+            return Behaviors.same();
+        }
+        Consumer<FileHandle> statxAfter = remoteMounts.reachableFrom(m.directory().path())
+                ? file -> issuer.issue(new FileOps.StatOpened(file, openFiles,
+                        opened -> issuer.issue(FileOps.closeFile(opened, ignored)), m.replyTo()))
+                : null;
+        return issue(FileOps.Open.beneathWithStat(m.directory(), m.path(), flags,
+                m.options().contains(UringOpenOption.DIRECT), loop.index(), openFiles, m.replyTo(), statxAfter));
+    }
+
+    /** The flags of an open with {@code options}, or null once {@code replyTo} is told why it cannot be made. */
+    private <T> Integer openFlags(FileHandle directory, Set<? extends OpenOption> options,
+                                  ActorRef<StatusReply<T>> replyTo) {
+        if (directory != null && !isOpen(directory)) {
+            reject(replyTo, new ClosedChannelException());
+            return null;
+        }
+        try {
+            return UringOpenOption.toFlags(options);
+        } catch (RuntimeException e) { // bad options
+            reject(replyTo, e);
+            return null;
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import org.apache.pekko.Done;
 import org.apache.pekko.util.ByteString;
 
@@ -24,6 +25,9 @@ public interface FileCalls {
 
     /** Opens {@code path} beneath the open {@code directory}, or fails with EXDEV. */
     CompletionStage<FileHandle> openBeneath(FileHandle directory, Path path, Set<? extends OpenOption> options);
+
+    /** {@link #openBeneath}, answered with the file and its stat. */
+    CompletionStage<OpenedFile> openBeneathWithStat(FileHandle directory, Path path, Set<? extends OpenOption> options);
 
     /** Up to {@code length} bytes at {@code position}. */
     CompletionStage<ByteString> read(FileHandle file, long position, int length);

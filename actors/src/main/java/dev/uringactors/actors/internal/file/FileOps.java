@@ -2,6 +2,7 @@ package dev.uringactors.actors.internal.file;
 
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.internal.issue.BufferLease;
 import dev.uringactors.actors.internal.issue.BufferPool;
@@ -28,6 +29,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -120,10 +122,11 @@ public final class FileOps {
 
     /**
      * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
-     * after the path holds the flags and RESOLVE_BENEATH). With a {@link DirectOpen}, a successful open is not
-     * answered here: it goes on to find the file's ring.
+     * after the path holds the flags and RESOLVE_BENEATH), answered with what {@code answerAs} makes of the new
+     * file's handle. With somewhere to go on to, a successful open is not answered here but handed on: to a
+     * {@link DirectOpen}, which finds the file's ring, or to a STATX of the file.
      */
-    static final class Open extends PathOp<FileHandle> {
+    static final class Open<T> extends PathOp<T> {
         private static final int MODE = 0644;
         private final int dirfd;
         private final int flags;
@@ -132,12 +135,14 @@ public final class FileOps {
         private final boolean direct;
         private final boolean registered;
         private final OpenFiles files;
+        private final Function<FileHandle, T> answerAs;
         /** Where a successful open goes on to, or null: it is answered at once. */
-        private final DirectOpen routing;
+        private final Consumer<FileHandle> goesOn;
+        private FileHandle opened;
 
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean registered, int ring, OpenFiles files,
-                     ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
+                     boolean registered, int ring, OpenFiles files, Function<FileHandle, T> answerAs,
+                     ActorRef<StatusReply<T>> replyTo, Consumer<FileHandle> goesOn) {
             super(path, kernelPath, beneath ? OpenHow.SIZE : 0, replyTo);
             this.files = files;
             this.registered = registered;
@@ -147,7 +152,8 @@ public final class FileOps {
             this.beneath = beneath;
             this.direct = direct;
             this.ring = ring;
-            this.routing = routing;
+            this.answerAs = answerAs;
+            this.goesOn = goesOn;
         }
 
         @Override
@@ -159,18 +165,42 @@ public final class FileOps {
         }
 
         /** Opens {@code path}; {@code registered}: into the ring's registered file table. */
-        Open(Path path, int flags, boolean direct, boolean registered, int ring, OpenFiles files,
-             ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
-            this(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, registered, ring, files, replyTo,
-                    routing);
+        static Open<FileHandle> of(Path path, int flags, boolean direct, boolean registered, int ring,
+                                   OpenFiles files, ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
+            return new Open<>(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, registered, ring, files,
+                    Function.identity(), replyTo, routing == null ? null : routing::opened);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
-        static Open beneath(FileHandle directory, Path relative, int flags, boolean direct, boolean registered,
-                            int ring, OpenFiles files, ActorRef<StatusReply<FileHandle>> replyTo,
-                            DirectOpen routing) {
-            return new Open(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, registered, ring, files, replyTo, routing);
+        static Open<FileHandle> beneath(FileHandle directory, Path relative, int flags, boolean direct,
+                                        boolean registered, int ring, OpenFiles files,
+                                        ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
+            return new Open<>(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
+                    direct, registered, ring, files, Function.identity(), replyTo,
+                    routing == null ? null : routing::opened);
+        }
+
+        /**
+         * {@link #beneath}, answered with the new file and its stat, taken directly through its descriptor as the
+         * open completes; with {@code statxAfter}, which the open hands the file to, by the ring's STATX instead.
+         */
+        static Open<OpenedFile> beneathWithStat(FileHandle directory, Path relative, int flags, boolean direct,
+                                                int ring, OpenFiles files, ActorRef<StatusReply<OpenedFile>> replyTo,
+                                                Consumer<FileHandle> statxAfter) {
+            return new Open<>(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
+                    direct, false, ring, files, file -> statted(file, files), replyTo, statxAfter);
+        }
+
+        /** The file and its stat; a stat that fails closes the file, and is the answer. */
+        private static OpenedFile statted(FileHandle file, OpenFiles files) {
+            try {
+                return new OpenedFile(file, FileStat.of(file));
+            } catch (RuntimeException e) {
+                if (files.closing(file)) {
+                    Descriptors.close(file.fd());
+                }
+                throw e;
+            }
         }
 
         @Override
@@ -191,14 +221,15 @@ public final class FileOps {
         }
 
         @Override
-        protected FileHandle result(int fd) {
-            return files.opened(fd, path, direct, ring, registered);
+        protected T result(int fd) {
+            opened = files.opened(fd, path, direct, ring, registered);
+            return goesOn != null ? null : answerAs.apply(opened);
         }
 
         @Override
-        protected void answer(StatusReply<FileHandle> reply) {
-            if (routing != null && reply.isSuccess()) {
-                routing.opened(reply.getValue());
+        protected void answer(StatusReply<T> reply) {
+            if (goesOn != null && reply.isSuccess()) {
+                goesOn.accept(opened);
             } else {
                 super.answer(reply);
             }
@@ -439,6 +470,38 @@ public final class FileOps {
         @Override
         protected FileStat result(int res) {
             return FileStat.from(statx());
+        }
+    }
+
+    /**
+     * STATX of a file just opened for {@link RingProtocol.OpenBeneathWithStat} where its stat may ask a server: a
+     * kernel worker waits for it, not the ring's thread. Answered with the file and its stat; a STATX that fails
+     * closes the file ({@code close}), and is the answer.
+     */
+    static final class StatOpened extends StatxOp<OpenedFile> {
+        private final FileHandle file;
+        private final OpenFiles files;
+        private final Consumer<FileHandle> close;
+
+        StatOpened(FileHandle file, OpenFiles files, Consumer<FileHandle> close,
+                   ActorRef<StatusReply<OpenedFile>> replyTo) {
+            super(file, replyTo);
+            this.file = file;
+            this.files = files;
+            this.close = close;
+        }
+
+        @Override
+        protected OpenedFile result(int res) {
+            return new OpenedFile(file, FileStat.from(statx()));
+        }
+
+        @Override
+        protected void answer(StatusReply<OpenedFile> reply) {
+            if (reply.isError() && files.closing(file)) {
+                close.accept(file);
+            }
+            super.answer(reply);
         }
     }
 

@@ -25,9 +25,10 @@ public final class RingFileService implements FileService {
                 new CallBounds(rings.count(), rings.settings().admission()));
         DeviceQueues devices = new DeviceQueues(PolledIo::of,
                 system.dispatchers().lookup(DispatcherSelector.blocking()));
+        RemoteMounts remoteMounts = RemoteMounts.read();
         for (int i = 0; i < rings.count(); i++) {
-            actors.add(system.systemActorOf(FileActor.create(rings.loop(i), openFiles, devices), "uring-ring-" + i,
-                    rings.dispatcher(i)));
+            actors.add(system.systemActorOf(FileActor.create(rings.loop(i), openFiles, devices, remoteMounts),
+                    "uring-ring-" + i, rings.dispatcher(i)));
         }
         rings.whenClosed().thenRun(openFiles::closeAll);
     }

@@ -325,11 +325,12 @@ final class RingSocket implements SocketIo {
         }
         if (splice && pipe != null) {
             return new TcpOps.SpliceFile(fd, file.file().fd(), position, Math.min(length, pipe.capacity()), pipe,
-                    self);
+                    TcpRing.of(loop).linksFilePieces(), self);
         }
         ByteString headerLeft = headSent < headerSize ? file.header().drop((int) headSent)
                 : ByteString.emptyByteString();
-        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft, self);
+        return new TcpOps.SendFile(fd, file.file().fd(), position, length, headerLeft,
+                TcpRing.of(loop).linksFilePieces(), self);
     }
 
     /** A pipe to splice through, or null when none can be had (no fds left): the file is then read and sent. */

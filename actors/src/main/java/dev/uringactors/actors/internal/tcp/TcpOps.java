@@ -18,6 +18,7 @@ import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.Pipe;
 import dev.uringactors.ring.Sockets;
 import dev.uringactors.ring.Sqe;
+import dev.uringactors.ring.SqeFlags;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
@@ -264,10 +265,12 @@ final class TcpOps {
     }
 
     /**
-     * One piece of a {@link TcpProtocol.WriteFile}, in steps that each submit the op again: fill (up to
-     * {@code length} bytes of the file at {@code position} into a staging place, after {@code prefixLength}
-     * bytes already there), then drain (all of them to the socket, however many sends that takes). A drain that
-     * finds no room in the (non-blocking) socket fails with EAGAIN: the piece then polls the socket for POLLOUT and
+     * One piece of a {@link TcpProtocol.WriteFile}, in steps: fill (up to {@code length} bytes of the file at
+     * {@code position} into a staging place, after {@code prefixLength} bytes already there), then drain (all of
+     * them to the socket, however many sends that takes). With {@code linked}, the fill and the first drain are one
+     * chain, one round trip: the fill posts nothing when it brings all it asked for (CQE_SKIP_SUCCESS), and when
+     * it brings less the kernel cancels the drain without a word, which then goes alone. A drain that finds no
+     * room in the (non-blocking) socket fails with EAGAIN: the piece then polls the socket for POLLOUT and
      * drains again, instead of holding a kernel worker while the peer does not read. It answers once:
      * {@link SocketEvent.Sent} with the bytes sent (fewer than asked when the file is shorter), or the
      * socket's error; {@link RingSocket.FileUnreadable} when the fill failed or found the end of the file at
@@ -283,17 +286,20 @@ final class TcpOps {
         final int prefixLength;
         private final ActorRef<Object> connection;
         private Step step = Step.FILL;
+        /** Whether the fill's submission links the first drain behind it. */
+        private final boolean linked;
         /** Bytes staged (the prefix and what the fill brought), and how many of them went to the socket. */
         int staged;
         int sent;
 
-        FilePiece(int socket, int file, long position, int length, int prefixLength,
+        FilePiece(int socket, int file, long position, int length, int prefixLength, boolean linked,
                   ActorRef<Object> connection) {
             this.socket = socket;
             this.file = file;
             this.position = position;
             this.length = length;
             this.prefixLength = prefixLength;
+            this.linked = linked;
             this.connection = connection;
         }
 
@@ -322,6 +328,38 @@ final class TcpOps {
                 case DRAIN -> prepareDrain(sqe);
                 case AWAIT_ROOM -> sqe.prepPollAdd(socket, OpFlags.POLLOUT);
             }
+        }
+
+        @Override
+        protected final int chainLength() {
+            return linked && step == Step.FILL ? 2 : 1;
+        }
+
+        @Override
+        protected final void prepare(Sqe sqe, int chainStep) {
+            if (chainStep == 0) {
+                prepare(sqe);
+            } else {
+                staged = prefixLength + length; // what a fill that posts nothing leaves
+                prepareDrain(sqe);
+            }
+        }
+
+        @Override
+        protected final int link(int chainStep) {
+            return SqeFlags.IO_LINK | SqeFlags.CQE_SKIP_SUCCESS;
+        }
+
+        /**
+         * In a chain, a fill posts only when it brought less than asked, and is then its last completion: its
+         * drain was cancelled without one, and goes alone. Every other completion is a drain's.
+         */
+        @Override
+        protected final boolean complete(int chainStep, int res, int flags, int ringFlags) {
+            if (chainStep == 1) {
+                step = Step.DRAIN;
+            }
+            return complete(res, flags, ringFlags);
         }
 
         @Override
@@ -402,9 +440,9 @@ final class TcpOps {
         private final ByteString prefix;
         private BufferLease buffer;
 
-        SendFile(int socket, int file, long position, int length, ByteString prefix,
+        SendFile(int socket, int file, long position, int length, ByteString prefix, boolean linked,
                  ActorRef<Object> connection) {
-            super(socket, file, position, length, prefix.size(), connection);
+            super(socket, file, position, length, prefix.size(), linked, connection);
             this.prefix = prefix;
         }
 
@@ -445,9 +483,9 @@ final class TcpOps {
     static final class SpliceFile extends FilePiece {
         private final Pipe pipe;
 
-        SpliceFile(int socket, int file, long position, int length, Pipe pipe,
+        SpliceFile(int socket, int file, long position, int length, Pipe pipe, boolean linked,
                    ActorRef<Object> connection) {
-            super(socket, file, position, length, 0, connection);
+            super(socket, file, position, length, 0, linked, connection);
             this.pipe = pipe;
         }
 

@@ -6,6 +6,7 @@ import dev.uringactors.actors.internal.issue.RingResource;
 import dev.uringactors.actors.internal.loop.RingLoop;
 import dev.uringactors.config.UringSettings;
 import dev.uringactors.ring.BufferRing;
+import dev.uringactors.ring.Feature;
 import dev.uringactors.ring.Probe;
 import org.slf4j.Logger;
 
@@ -67,6 +68,14 @@ public final class TcpRing implements RingResource {
                     + "one): this ring reads without uring.tcp.read-ahead, so a connection whose handler suspends "
                     + "reading may read up to its socket's buffer ahead of it", Probe.kernelRelease());
         }
+    }
+
+    /**
+     * Whether a file piece's fill and first drain go as one chain: the fill posts nothing when it succeeds, which
+     * needs CQE_SKIP_SUCCESS (Linux 5.17); without it they go one after another, as two round trips.
+     */
+    boolean linksFilePieces() {
+        return generation != null && generation.ring().has(Feature.CQE_SKIP);
     }
 
     /** A generation of the ring is open now: it is neither closed for good nor between a failure and its restart. */

@@ -3,8 +3,10 @@ package dev.uringactors.actors.internal.file;
 import dev.uringactors.actors.BothBackends;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.ring.Errno;
+import dev.uringactors.ring.OpenFds;
 import dev.uringactors.ring.RequiresIoUring;
 import dev.uringactors.ring.UringException;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
@@ -75,5 +77,43 @@ class OpenBeneathTest {
             await(files.close(dir));
         }
         assertEquals("secret", Files.readString(tmp.resolve("secret.txt"), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The open and the stat in one request: the stat is of the file opened (its size, its type), a directory says
+     * so, an escape or a missing file fails as the open alone does, and no descriptor stays open after the files
+     * are closed.
+     */
+    @Test
+    void opensWithTheStatOfTheFileItOpened() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("statted"));
+        Files.createDirectories(root.resolve("sub"));
+        Files.write(root.resolve("sub/four-k"), new byte[4096]);
+        Files.writeString(tmp.resolve("outside.txt"), "outside");
+        Files.createSymbolicLink(root.resolve("out-link"), tmp.resolve("outside.txt"));
+        UringFiles files = UringFiles.get(testKit.system());
+        FileHandle dir = await(files.open(root));
+        try {
+            for (int i = 0; i < 100; i++) {
+                OpenedFile opened = await(files.openBeneathWithStat(dir, Path.of("sub/four-k")));
+                assertEquals(4096, opened.stat().size());
+                assertTrue(opened.stat().isRegularFile());
+                assertEquals(root.resolve("sub/four-k"), opened.file().path());
+                assertEquals(4096, await(files.read(opened.file(), 0, 8192)).size());
+                await(files.close(opened.file()));
+            }
+            OpenedFile sub = await(files.openBeneathWithStat(dir, Path.of("sub")));
+            assertTrue(sub.stat().isDirectory());
+            await(files.close(sub.file()));
+            for (String refused : new String[] {"../outside.txt", "out-link", "missing"}) {
+                ExecutionException e = assertThrows(ExecutionException.class,
+                        () -> await(files.openBeneathWithStat(dir, Path.of(refused))), refused);
+                UringException u = assertInstanceOf(UringException.class, e.getCause(), refused);
+                assertEquals(refused.equals("missing") ? Errno.ENOENT : Errno.EXDEV, u.errno(), refused);
+            }
+        } finally {
+            await(files.close(dir));
+        }
+        OpenFds.assertNoneOpen(OpenFds.Kind.under(tmp), "every file opened was closed");
     }
 }

@@ -6,6 +6,7 @@ import dev.uringactors.actors.file.RingProtocol.Fsync;
 import dev.uringactors.actors.file.RingProtocol.Nop;
 import dev.uringactors.actors.file.RingProtocol.Open;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
+import dev.uringactors.actors.file.RingProtocol.OpenBeneathWithStat;
 import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
@@ -39,6 +40,8 @@ final class JdkFileActor {
                 .onMessage(Open.class, m -> reply(requests.open(index, m.path(), m.options()), m.replyTo()))
                 .onMessage(OpenBeneath.class, m -> reply(requests.openBeneath(m.directory(), m.path(), m.options()),
                         m.replyTo()))
+                .onMessage(OpenBeneathWithStat.class, m -> reply(requests.openBeneathWithStat(m.directory(), m.path(),
+                        m.options()), m.replyTo()))
                 .onMessage(Read.class, m -> reply(requests.read(m.file(), m.position(), m.length()), m.replyTo()))
                 .onMessage(READ_WITH, m -> readWith(requests, m))
                 .onMessage(ReadBatch.class, m -> reply(requests.read(m.file(), m.positions(), m.length()),

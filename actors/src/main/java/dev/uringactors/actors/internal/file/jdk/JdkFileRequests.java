@@ -5,6 +5,7 @@ import dev.uringactors.actors.RingFailedException;
 import dev.uringactors.actors.RingOverloadedException;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.UringOpenOption;
 import dev.uringactors.actors.internal.file.CallBounds;
 import dev.uringactors.actors.internal.file.FileCalls;
@@ -76,6 +77,27 @@ public final class JdkFileRequests implements FileCalls {
         return withOptions(options, jdkOptions -> onFile(directory, Opcode.OPENAT2, shown,
                 held -> files.opened(JdkFileCalls.openBeneath(directory.path(), path, jdkOptions, shown.toString()),
                         shown, direct, directory.ring())));
+    }
+
+    /** {@link #openBeneath}, then the stat of the file it opened; a stat that fails closes the file, and answers. */
+    @Override
+    public CompletionStage<OpenedFile> openBeneathWithStat(FileHandle directory, Path path,
+                                                           Set<? extends OpenOption> options) {
+        CompletableFuture<OpenedFile> answer = new PlainFuture<>(async);
+        openBeneath(directory, path, options).whenComplete((file, openFailed) -> {
+            if (openFailed != null) {
+                answer.completeExceptionally(openFailed);
+                return;
+            }
+            stat(file).whenComplete((stat, statFailed) -> {
+                if (statFailed == null) {
+                    answer.complete(new OpenedFile(file, stat));
+                } else {
+                    close(file).whenComplete((closed, e) -> answer.completeExceptionally(statFailed));
+                }
+            });
+        });
+        return answer;
     }
 
     /**
