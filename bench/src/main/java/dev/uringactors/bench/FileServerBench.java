@@ -46,7 +46,7 @@ final class FileServerBench {
                     dir.resolve("nginx.conf").toString()));
             started.add(nginxProcess);
             Process sample = HttpLoad.start(List.of("taskset", "-c", "1", "java",
-                    "-During.tcp.splice-threshold=" + spliceThreshold, "-jar", sampleJar,
+                    "-During.tcp.splice-threshold=" + spliceThreshold, "-During.jmx=on", "-jar", sampleJar,
                     "files", "--root", root.toString(), "--port", "0"));
             started.add(sample);
             int samplePort = HttpLoad.listeningPort(sample);

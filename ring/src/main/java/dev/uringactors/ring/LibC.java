@@ -50,6 +50,9 @@ final class LibC {
     /** statx(2) into a heap array, which JNA copies back: no native memory to allocate for the answer. */
     static native int statx(int dirfd, long path, int flags, int mask, byte[] statxBuf);
 
+    /** statx(2) into native memory: nothing allocated on the heap. */
+    static native int statx(int dirfd, long path, int flags, int mask, long statxBuf);
+
     static native long read(int fd, long buf, long count);
 
     static native long write(int fd, long buf, long count);

@@ -26,6 +26,16 @@ public final class Statx {
     }
 
     /**
+     * Writes the {@code struct statx} (basic fields) of the file open as {@code fd} to the {@link #SIZE} bytes at
+     * {@code statx}, allocating nothing; {@code name} names the file in the exception if the call fails.
+     */
+    public static void ofOpenFile(int fd, long statx, String name) {
+        if (LibC.statx(fd, EMPTY_PATH.address(), OpFlags.AT_EMPTY_PATH, OpFlags.STATX_BASIC_STATS, statx) != 0) {
+            throw new UringException("statx " + name, LibC.negErrno(), null);
+        }
+    }
+
+    /**
      * The {@code struct statx} (basic fields) of the file at {@code path}, symlinks followed, as little-endian
      * bytes; {@code path} names the file in the exception if the call fails.
      */

@@ -4,6 +4,7 @@ import dev.uringactors.actors.PlainFuture;
 import dev.uringactors.actors.UringExtension;
 import dev.uringactors.actors.file.FileHandle;
 import dev.uringactors.actors.file.FileStat;
+import dev.uringactors.actors.file.OpenedFile;
 import dev.uringactors.actors.file.RingProtocol;
 import dev.uringactors.actors.file.UringFiles;
 import dev.uringactors.actors.file.UringOpenOption;
@@ -145,15 +146,16 @@ final class DocSnippets {
     }
 
     static void sendFile(ActorSystem<?> system, Connected connected, FileHandle rootDirectory, String requested,
-                         ActorRef<StatusReply<FileHandle>> replyTo, ActorRef<StatusReply<FileStat>> statReplyTo,
-                         FileHandle file, FileStat stat, ByteString head, TcpProtocol.Event ack) {
+                         ActorRef<StatusReply<OpenedFile>> replyTo, OpenedFile opened, ByteString head,
+                         TcpProtocol.Event ack) {
         ActorRef<TcpProtocol.ConnectionCommand> connection = connected.connection();
         // snippet:files-beneath-and-send
         ActorRef<RingProtocol.Command> ring = UringFiles.get(system).ring(connected.ring()); // the connection's ring
-        ring.tell(new RingProtocol.OpenBeneath(rootDirectory, Path.of(requested), Set.of(READ), replyTo)); // EXDEV if it escapes
-        ring.tell(new RingProtocol.StatFile(file, statReplyTo));       // STATX of the open file, off the ring thread
-        connection.tell(new TcpProtocol.WriteFile(head, file, 0, stat.size(), true, ack)); // head, then the file;
-                                                                       // the connection closes it when sent
+        ring.tell(new RingProtocol.OpenBeneathWithStat(rootDirectory, Path.of(requested), Set.of(READ), replyTo));
+                                                  // EXDEV if it escapes; the answer: the file and its stat
+        FileHandle file = opened.file();
+        connection.tell(new TcpProtocol.WriteFile(head, file, 0, opened.stat().size(), true, ack)); // head, then
+                                                  // the file; the connection closes it when sent
         // end
     }
 

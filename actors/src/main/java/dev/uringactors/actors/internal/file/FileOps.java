@@ -29,6 +29,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -123,7 +124,7 @@ public final class FileOps {
     /**
      * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
      * after the path holds the flags and RESOLVE_BENEATH), answered with what {@code answerAs} makes of the new
-     * file's handle. With somewhere to go on to, a successful open is not answered here but handed on: to a
+     * file's handle and the room kept after those for its stat ({@code statRoom}, or null). With somewhere to go on to, a successful open is not answered here but handed on: to a
      * {@link DirectOpen}, which finds the file's ring, or to a STATX of the file.
      */
     static final class Open<T> extends PathOp<T> {
@@ -135,15 +136,22 @@ public final class FileOps {
         private final boolean direct;
         private final boolean registered;
         private final OpenFiles files;
-        private final Function<FileHandle, T> answerAs;
+        private final BiFunction<FileHandle, StatRoom, T> answerAs;
+        private final boolean statRoom;
         /** Where a successful open goes on to, or null: it is answered at once. */
         private final Consumer<FileHandle> goesOn;
         private FileHandle opened;
 
+        /** The room the op keeps for the stat of the file it opens: its address, and the same bytes to read. */
+        private record StatRoom(long address, ByteBuffer bytes) {
+        }
+
         private Open(int dirfd, Path path, String kernelPath, int flags, boolean beneath, boolean direct,
-                     boolean registered, int ring, OpenFiles files, Function<FileHandle, T> answerAs,
-                     ActorRef<StatusReply<T>> replyTo, Consumer<FileHandle> goesOn) {
-            super(path, kernelPath, beneath ? OpenHow.SIZE : 0, replyTo);
+                     boolean registered, int ring, OpenFiles files, boolean statRoom,
+                     BiFunction<FileHandle, StatRoom, T> answerAs, ActorRef<StatusReply<T>> replyTo,
+                     Consumer<FileHandle> goesOn) {
+            super(path, kernelPath, (beneath ? OpenHow.SIZE : 0) + (statRoom ? Statx.SIZE : 0), replyTo);
+            this.statRoom = statRoom;
             this.files = files;
             this.registered = registered;
             this.dirfd = dirfd;
@@ -168,7 +176,7 @@ public final class FileOps {
         static Open<FileHandle> of(Path path, int flags, boolean direct, boolean registered, int ring,
                                    OpenFiles files, ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
             return new Open<>(OpFlags.AT_FDCWD, path, path.toString(), flags, false, direct, registered, ring, files,
-                    Function.identity(), replyTo, routing == null ? null : routing::opened);
+                    false, (file, none) -> file, replyTo, routing == null ? null : routing::opened);
         }
 
         /** Opens {@code relative} beneath {@code directory}; the handle's path is the two joined. */
@@ -176,7 +184,7 @@ public final class FileOps {
                                         boolean registered, int ring, OpenFiles files,
                                         ActorRef<StatusReply<FileHandle>> replyTo, DirectOpen routing) {
             return new Open<>(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, registered, ring, files, Function.identity(), replyTo,
+                    direct, registered, ring, files, false, (file, none) -> file, replyTo,
                     routing == null ? null : routing::opened);
         }
 
@@ -188,13 +196,15 @@ public final class FileOps {
                                                 int ring, OpenFiles files, ActorRef<StatusReply<OpenedFile>> replyTo,
                                                 Consumer<FileHandle> statxAfter) {
             return new Open<>(directory.fd(), directory.path().resolve(relative), relative.toString(), flags, true,
-                    direct, false, ring, files, file -> statted(file, files), replyTo, statxAfter);
+                    direct, false, ring, files, true, (file, room) -> statted(file, room, files), replyTo,
+                    statxAfter);
         }
 
-        /** The file and its stat; a stat that fails closes the file, and is the answer. */
-        private static OpenedFile statted(FileHandle file, OpenFiles files) {
+        /** The file and its stat, written to {@code room}; a stat that fails closes the file, and is the answer. */
+        private static OpenedFile statted(FileHandle file, StatRoom room, OpenFiles files) {
             try {
-                return new OpenedFile(file, FileStat.of(file));
+                Statx.ofOpenFile(file.fd(), room.address(), file.path().toString());
+                return new OpenedFile(file, FileStat.from(room.bytes()));
             } catch (RuntimeException e) {
                 if (files.closing(file)) {
                     Descriptors.close(file.fd());
@@ -223,7 +233,12 @@ public final class FileOps {
         @Override
         protected T result(int fd) {
             opened = files.opened(fd, path, direct, ring, registered);
-            return goesOn != null ? null : answerAs.apply(opened);
+            if (goesOn != null) {
+                return null;
+            }
+            int room = extra + (beneath ? OpenHow.SIZE : 0);
+            return answerAs.apply(opened, statRoom ? new StatRoom(lease.address() + room,
+                    lease.buffer().asByteBuffer().slice(room, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN)) : null);
         }
 
         @Override
