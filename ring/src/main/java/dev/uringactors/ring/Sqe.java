@@ -24,6 +24,7 @@ public final class Sqe {
 
     void moveTo(int offset) {
         at = offset;
+        sqes.put(at + 1, (byte) 0); // no flags left from the SQE's last use: flags() counts what it changes
     }
 
     /** Fills every field of the SQE for a plain request; the base of every other prep method. */

@@ -162,50 +162,73 @@ public final class RingIssuer implements CompletionHandler {
     private boolean tryPrepare(RingOp op) {
         Ring target = generation.ringFor(op);
         int steps = op.chainLength();
+        if (steps != 1) {
+            return tryPrepareChain(op, target, steps);
+        }
+        Sqe sqe = target.nextSqe();
+        if (sqe == null) {
+            guarded(target::submit);
+            if ((sqe = target.nextSqe()) == null) {
+                return false;
+            }
+        }
+        op.stepsInFlight = 1;
+        boolean prepared = prepared(op, sqe, 0);
+        sqe.userData(op.userData);
+        if (prepared && due != null && op.latencyKind() >= 0) {
+            due.submitted(op, System.nanoTime()); // submitted with this turn's io_uring_enter
+        }
+        return true;
+    }
+
+    /** {@link #tryPrepare} of a chain: its steps are written once the SQ has room for all of them. */
+    private boolean tryPrepareChain(RingOp op, Ring target, int steps) {
         if (steps < 1 || steps > SlotTable.MAX_STEPS || steps > target.sqEntries()) {
             op.failUnanswered(new IllegalArgumentException("a chain of " + steps + " steps: this ring takes 1 to "
                     + Math.min(SlotTable.MAX_STEPS, target.sqEntries())));
             finished(op);
             return true;
         }
-        if (steps > 1 && target.sqSpaceLeft() < steps) {
+        if (target.sqSpaceLeft() < steps) {
             guarded(target::submit);
             if (target.sqSpaceLeft() < steps) {
                 return false;
             }
         }
         op.stepsInFlight = steps;
-        boolean failed = false;
+        boolean prepared = true;
         for (int step = 0; step < steps; step++) {
             Sqe sqe = target.nextSqe();
-            if (sqe == null) { // a lone op: a chain made sure of room for all its steps
-                guarded(target::submit);
-                if ((sqe = target.nextSqe()) == null) {
-                    return false;
-                }
-            }
-            if (!failed) {
-                try {
-                    op.prepare(sqe, step);
-                } catch (RuntimeException e) {
-                    failed = true;
-                    slots.markCompletionFailed(op.userData);
-                    op.failUnanswered(e);
-                }
-            }
-            if (failed) {
-                sqe.flags(0).prepNop(); // the SQE is taken: it must hold something harmless
+            if (prepared) {
+                prepared = prepared(op, sqe, step);
+            } else {
+                sqe.prepNop(); // after a step that could not be prepared
             }
             sqe.userData(SlotTable.ofStep(op.userData, step));
             if (step < steps - 1) {
                 sqe.addFlags(op.link(step)); // the NOPs too: the chain ends where the op expects its end
-
             }
         }
-        if (due != null && !failed && op.latencyKind() >= 0) {
-            due.submitted(op, System.nanoTime()); // submitted with this turn's io_uring_enter
+        if (prepared && due != null && op.latencyKind() >= 0) {
+            due.submitted(op, System.nanoTime());
         }
         return true;
+    }
+
+    /**
+     * Fills step {@code step}'s SQE; false when the op could not prepare it: it is answered with why at once, its
+     * later completions are drained, and the SQE, taken already, holds a harmless NOP instead.
+     */
+    private boolean prepared(RingOp op, Sqe sqe, int step) {
+        try {
+            op.prepare(sqe, step);
+            return true;
+        } catch (RuntimeException e) {
+            slots.markCompletionFailed(op.userData);
+            op.failUnanswered(e);
+            sqe.flags(0).prepNop();
+            return false;
+        }
     }
 
     /** An op let in is done with the kernel: its slot, its memory and its place in the admission count go back. */
