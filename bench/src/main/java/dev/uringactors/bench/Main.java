@@ -31,6 +31,8 @@ public final class Main {
                   interrupt vs classic vs hybrid on O_DIRECT reads: IOPS and ring-thread CPU, idle and busy CPUs
               db-like --file F [--workers 8] [--seconds 6]
                   workers that compress 4 KiB, then read 4 KiB through the ring and wait: ops/s per wait strategy
+              read-all [--kib 4] [--in-flight 32] [--seconds 6] [--rounds 3]
+                  a small file read whole through UringFiles: readAll (one request) vs open, read, close (three)
               file-server [--seconds 6] [--rounds 3] [--splice-threshold 64KiB|off] [--sample-jar J]
                   the sample file server vs nginx (both on PATH: apt-get install nginx wrk), 4 KiB and 1 MiB files
               sqpoll --file F [--qd 32] [--seconds 6]
@@ -91,6 +93,7 @@ public final class Main {
                 case "echo-peers" -> EchoPeersBench.main(args);
                 case "accept" -> AcceptBench.main(args);
                 case "file-server" -> FileServerBench.main(args);
+                case "read-all" -> ReadAllBench.main(args);
                 case "pekko-http" -> PekkoHttpBench.main(args);
                 case "pekko-http-post" -> PekkoHttpPostBench.main(args);
                 case "kv" -> KvBench.main(args);

@@ -25,6 +25,11 @@ public final class Statx {
         return call(fd, EMPTY_PATH, OpFlags.AT_EMPTY_PATH, name);
     }
 
+    /** The address of an empty path, which with AT_EMPTY_PATH names the open file itself (never freed). */
+    public static long emptyPath() {
+        return EMPTY_PATH.address();
+    }
+
     /**
      * Writes the {@code struct statx} (basic fields) of the file open as {@code fd} to the {@link #SIZE} bytes at
      * {@code statx}, allocating nothing; {@code name} names the file in the exception if the call fails.

@@ -26,7 +26,7 @@ public final class RingProtocol {
 
     /** What a ring's file actor takes. */
     public sealed interface Command permits Nop, Open, OpenBeneath, OpenBeneathWithStat, Read, ReadWith, ReadBatch,
-            Write, Fsync, Stat, StatFile, Close {
+            ReadAll, Write, Fsync, Stat, StatFile, Close {
     }
 
     /** Does nothing through the ring: measures it. */
@@ -83,6 +83,15 @@ public final class RingProtocol {
      */
     public record ReadBatch(FileHandle file, long[] positions, int length,
                             ActorRef<StatusReply<List<ByteString>>> replyTo) implements Command {
+    }
+
+    /**
+     * The whole of the file at {@code path}, as Java's {@code Files.readAllBytes} reads it, in one request: open,
+     * stat (as {@link OpenBeneathWithStat} takes it), reads, close. A file of up to 128 KiB takes two round trips
+     * of the ring: the open, then its read linked to its close. The size is the one the stat gave (less if the
+     * file ends sooner); the file is closed before the answer, whatever happens.
+     */
+    public record ReadAll(Path path, ActorRef<StatusReply<ByteString>> replyTo) implements Command {
     }
 
     /** Writes all of {@code data} at {@code position}; answers with the byte count. */

@@ -98,6 +98,7 @@ final class DocSnippets {
         // snippet:files
         UringFiles files = UringFiles.get(system);
         CompletionStage<ByteString> head = files.open(path).thenCompose(f -> files.read(f, 0, 4096));
+        CompletionStage<ByteString> whole = files.readAll(path);       // open, stat, read, close: one request
         CompletionStage<List<ByteString>> three =                      // one request, three reads
             files.open(path).thenCompose(f -> files.read(f, new long[] {0, 65536, 131072}, 4096));
         CompletionStage<Integer> magic =                               // lent, not copied: runs on the ring thread

@@ -64,6 +64,11 @@ public final class AskedFileCalls implements FileCalls {
     }
 
     @Override
+    public CompletionStage<ByteString> readAll(int ring, Path path) {
+        return ask(ring, replyTo -> new RingProtocol.ReadAll(path, replyTo));
+    }
+
+    @Override
     public CompletionStage<OpenedFile> openBeneathWithStat(FileHandle directory, Path path,
                                                            Set<? extends OpenOption> options) {
         return ask(directory.ring(),

@@ -9,6 +9,7 @@ import dev.uringactors.actors.file.RingProtocol.Nop;
 import dev.uringactors.actors.file.RingProtocol.Open;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneathWithStat;
+import dev.uringactors.actors.file.RingProtocol.ReadAll;
 import dev.uringactors.actors.file.RingProtocol.Read;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
@@ -95,6 +96,8 @@ final class FileActor {
                 .onMessage(Read.class, this::read)
                 .onMessage(READ_WITH, this::readWith)
                 .onMessage(ReadBatch.class, this::readBatch)
+                .onMessage(ReadAll.class, m -> issue(new FileOps.ReadAll(m.path(), issuer.maxIoSize(),
+                        remoteMounts.reachableFrom(m.path().toAbsolutePath().getParent()), m.replyTo())))
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), m.replyTo())))

@@ -38,6 +38,9 @@ public interface FileCalls {
     /** Up to {@code length} bytes at each of {@code positions}, in their order. */
     CompletionStage<List<ByteString>> read(FileHandle file, long[] positions, int length);
 
+    /** The whole of the file at {@code path}, through file actor {@code ring}. */
+    CompletionStage<ByteString> readAll(int ring, Path path);
+
     /** Writes all of {@code data} at {@code position}. */
     CompletionStage<Integer> write(FileHandle file, long position, ByteString data);
 

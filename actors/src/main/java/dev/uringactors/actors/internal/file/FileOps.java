@@ -12,6 +12,7 @@ import dev.uringactors.actors.internal.issue.RingOp.Admission;
 import dev.uringactors.actors.internal.issue.RingOp.Prep;
 import dev.uringactors.actors.internal.issue.SimpleOp;
 import dev.uringactors.ring.Descriptors;
+import dev.uringactors.ring.Errno;
 import dev.uringactors.ring.OpFlags;
 import dev.uringactors.ring.Opcode;
 import dev.uringactors.ring.OpenHow;
@@ -254,6 +255,186 @@ public final class FileOps {
         protected void drained(int res, int flags) {
             if (res >= 0 && !registered) { // a registered file goes with the ring's table
                 Descriptors.close(res);
+            }
+        }
+    }
+
+    /**
+     * The whole of the file at {@code path}, in one request: OPENAT, the stat of the new fd (a direct statx(2) on
+     * a local file system, else the ring's STATX), then READs of up to {@link #CHUNK} bytes into a pooled buffer,
+     * each copied to the answer's array, the last one hard-linked to the CLOSE: a file of up to one chunk takes
+     * two round trips. It reads the size the stat gave (less if the file ends sooner). The fd is closed whatever
+     * happens, and the answer comes once it is.
+     */
+    static final class ReadAll extends PathOp<ByteString> {
+        /** The most bytes one READ takes: a small file's all at once. */
+        static final int CHUNK = 128 * 1024;
+
+        private enum Phase { OPEN, STAT, READ, CLOSE }
+
+        private final int chunk;
+        private final boolean statOnRing;
+        private Phase phase = Phase.OPEN;
+        private int fd = -1;
+        /** Whether a CLOSE of the fd has gone to the kernel: then only its completion, or its drain, closes it. */
+        private boolean closeSubmitted;
+        private byte[] data;
+        private int read;
+        /** Why the request failed, answered once the fd is closed; null while it goes well. */
+        private RuntimeException failure;
+
+        /** {@code maxIoSize} bounds a READ; {@code statOnRing}: the file may be on a remote file system. */
+        ReadAll(Path path, int maxIoSize, boolean statOnRing, ActorRef<StatusReply<ByteString>> replyTo) {
+            super(path, path.toString(), Math.max(Statx.SIZE, Math.min(CHUNK, maxIoSize)), replyTo);
+            this.chunk = Math.min(CHUNK, maxIoSize);
+            this.statOnRing = statOnRing;
+        }
+
+        @Override
+        protected Opcode opcode() {
+            return switch (phase) {
+                case OPEN -> Opcode.OPENAT;
+                case STAT -> Opcode.STATX;
+                case READ -> Opcode.READ;
+                case CLOSE -> Opcode.CLOSE;
+            };
+        }
+
+        /** The READ of the rest of the file and the CLOSE go as one chain. */
+        @Override
+        protected int chainLength() {
+            return phase == Phase.READ && data.length - read <= chunk ? 2 : 1;
+        }
+
+        @Override
+        protected void prepare(Sqe sqe) {
+            prepare(sqe, 0);
+        }
+
+        @Override
+        protected void prepare(Sqe sqe, int step) {
+            switch (step == 1 ? Phase.CLOSE : phase) {
+                case OPEN -> sqe.prepOpenat(OpFlags.AT_FDCWD, pathAddress(), OpFlags.O_RDONLY | OpFlags.O_CLOEXEC, 0);
+                case STAT -> sqe.prepStatx(fd, Statx.emptyPath(), OpFlags.AT_EMPTY_PATH, OpFlags.STATX_BASIC_STATS,
+                        extraAddress());
+                case READ -> sqe.prepRead(fd, extraAddress(), Math.min(chunk, data.length - read), read);
+                case CLOSE -> {
+                    sqe.prepClose(fd);
+                    closeSubmitted = true;
+                }
+            }
+        }
+
+        @Override
+        protected int link(int step) {
+            return SqeFlags.IO_HARDLINK; // the close runs whatever the read brought
+        }
+
+        @Override
+        protected ByteString result(int res) {
+            throw new IllegalStateException("a ReadAll answers by its phases");
+        }
+
+        /** Each phase's completion leads to the next; the request is answered once its fd is closed. */
+        @Override
+        protected boolean complete(int step, int res, int flags, int ringFlags) {
+            try {
+                switch (step == 1 ? Phase.CLOSE : phase) {
+                    case OPEN -> opened(res, ringFlags);
+                    case STAT -> statted(res, ringFlags);
+                    case READ -> readSome(res, ringFlags);
+                    case CLOSE -> closed(res, ringFlags);
+                }
+            } catch (RuntimeException e) {
+                failure = e;
+                phase = Phase.CLOSE;
+            }
+            if (!endsSubmission()) {
+                return true; // the CLOSE linked behind this READ is still to come
+            }
+            if (fd < 0) {
+                answer(failure != null ? StatusReply.error(failure)
+                        : StatusReply.success(ByteString.fromArrayUnsafe(data, 0, read)));
+                markAnswered();
+                return true;
+            }
+            return false; // on to the next phase
+        }
+
+        private void opened(int res, int ringFlags) {
+            if (res < 0) {
+                throw UringException.ofResult(Opcode.OPENAT, res, target(), ringFlags);
+            }
+            fd = res;
+            if (statOnRing) {
+                phase = Phase.STAT;
+            } else {
+                Statx.ofOpenFile(fd, extraAddress(), target());
+                sized();
+            }
+        }
+
+        private void statted(int res, int ringFlags) {
+            if (res < 0) {
+                throw UringException.ofResult(Opcode.STATX, res, target(), ringFlags);
+            }
+            sized();
+        }
+
+        /** The stat is in the room after the path: the array for the whole file, then the reads. */
+        private void sized() {
+            FileStat stat = FileStat.from(lease.buffer().asByteBuffer().slice(extra, Statx.SIZE)
+                    .order(ByteOrder.LITTLE_ENDIAN));
+            if (stat.isDirectory()) { // as its read would say, whatever size the file system gives a directory
+                throw UringException.ofResult(Opcode.READ, -Errno.EISDIR, target(), 0);
+            }
+            long size = stat.size();
+            if (size > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(target() + " has " + size + " bytes: more than a ByteString holds");
+            }
+            data = new byte[(int) size];
+            phase = size == 0 ? Phase.CLOSE : Phase.READ;
+        }
+
+        private void readSome(int res, int ringFlags) {
+            if (res < 0) {
+                throw UringException.ofResult(Opcode.READ, res, target(), ringFlags);
+            }
+            lease.buffer().asByteBuffer().get(extra, data, read, res);
+            read += res;
+            if (res == 0 || read == data.length) {
+                phase = Phase.CLOSE;
+            }
+        }
+
+        private void closed(int res, int ringFlags) {
+            fd = -1;
+            if (res < 0 && failure == null) {
+                failure = UringException.ofResult(Opcode.CLOSE, res, target(), ringFlags);
+            }
+        }
+
+        /** The ring failed under the request, or it never reached the kernel: an fd no CLOSE has taken is closed. */
+        @Override
+        protected void answer(StatusReply<ByteString> reply) {
+            if (fd >= 0 && !closeSubmitted) {
+                Descriptors.close(fd);
+                fd = -1;
+            }
+            super.answer(reply);
+        }
+
+        /** While the ring drains: an fd opened then, or one whose CLOSE was cancelled, is closed here. */
+        @Override
+        protected void drained(int step, int res, int flags) {
+            boolean close = step == 1 || phase == Phase.CLOSE && closeSubmitted;
+            if (phase == Phase.OPEN && step == 0 && res >= 0) {
+                Descriptors.close(res);
+            } else if (close && fd >= 0) {
+                if (res < 0) {
+                    Descriptors.close(fd);
+                }
+                fd = -1;
             }
         }
     }

@@ -18,6 +18,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -40,9 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Where the stat of a file opened with its stat is taken: on a local file system by the ring's thread, through the
- * new descriptor; where a remote file system can be reached, by the ring's STATX, and the ring's thread makes no
- * stat call at all. A stat that fails closes the file it was of.
+ * Where the stat of a file opened with its stat (or read whole) is taken: on a local file system by the ring's
+ * thread, through the new descriptor; where a remote file system can be reached, by the ring's STATX, and the ring's
+ * thread makes no stat call at all. A stat that fails closes the file it was of.
  */
 @Tag("io-uring-only") // the ring's thread under a seccomp filter
 @ExtendWith(RequiresIoUring.class)
@@ -67,6 +68,7 @@ class OpenBeneathWithStatTest {
             OpenedFile local = TestRings.get(files.openBeneathWithStat(root, Path.of("four-k")));
             assertEquals(4096, local.stat().size());
             TestRings.get(files.close(local.file()));
+            assertEquals(4096, TestRings.get(files.readAll(dir.resolve("four-k"))).size());
             forbidEveryStatOnTheRingThread(testKit);
 
             assertEquals(4096, openAndClose(testKit, remote, root));
@@ -75,6 +77,14 @@ class OpenBeneathWithStatTest {
             assertEquals(Errno.EPERM, assertInstanceOf(UringException.class, e.getCause()).errno(),
                     "the ring thread's own stat, forbidden");
             OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "the file whose stat failed was closed");
+
+            assertEquals(4096, TestRings.get(AskPattern.<RingProtocol.Command, ByteString>askWithStatus(remote,
+                    replyTo -> new RingProtocol.ReadAll(dir.resolve("four-k"), replyTo), Duration.ofSeconds(10),
+                    testKit.scheduler())).size(), "a ReadAll beneath a remote mount: the ring's STATX");
+            ExecutionException localRead = assertThrows(ExecutionException.class,
+                    () -> TestRings.get(files.readAll(dir.resolve("four-k"))));
+            assertEquals(Errno.EPERM, assertInstanceOf(UringException.class, localRead.getCause()).errno());
+            OpenFds.assertNoneOpen(OpenFds.Kind.under(dir), "the file read was closed, and the one whose stat failed");
             TestRings.get(files.close(root));
         } finally {
             testKit.shutdownTestKit();

@@ -8,6 +8,7 @@ import dev.uringactors.actors.file.RingProtocol.Open;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneath;
 import dev.uringactors.actors.file.RingProtocol.OpenBeneathWithStat;
 import dev.uringactors.actors.file.RingProtocol.Read;
+import dev.uringactors.actors.file.RingProtocol.ReadAll;
 import dev.uringactors.actors.file.RingProtocol.ReadBatch;
 import dev.uringactors.actors.file.RingProtocol.ReadWith;
 import dev.uringactors.actors.file.RingProtocol.Stat;
@@ -46,6 +47,7 @@ final class JdkFileActor {
                 .onMessage(READ_WITH, m -> readWith(requests, m))
                 .onMessage(ReadBatch.class, m -> reply(requests.read(m.file(), m.positions(), m.length()),
                         m.replyTo()))
+                .onMessage(ReadAll.class, m -> reply(requests.readAll(index, m.path()), m.replyTo()))
                 .onMessage(Write.class, m -> reply(requests.write(m.file(), m.position(), m.data()), m.replyTo()))
                 .onMessage(Fsync.class, m -> reply(requests.fsync(m.file(), m.dataOnly()), m.replyTo()))
                 .onMessage(Stat.class, m -> reply(requests.stat(index, m.path()), m.replyTo()))

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -162,6 +163,11 @@ public final class JdkFileRequests implements FileCalls {
             f.channel().force(!dataOnly);
             return Done.getInstance();
         });
+    }
+
+    @Override
+    public CompletionStage<ByteString> readAll(int ring, Path path) {
+        return call(ring, Opcode.READ, path, null, none -> ByteString.fromArrayUnsafe(Files.readAllBytes(path)));
     }
 
     @Override
