@@ -97,7 +97,7 @@ final class FileActor {
                 .onMessage(READ_WITH, this::readWith)
                 .onMessage(ReadBatch.class, this::readBatch)
                 .onMessage(ReadAll.class, m -> issue(new FileOps.ReadAll(m.path(), issuer.maxIoSize(),
-                        remoteMounts.reachableFrom(m.path().toAbsolutePath().getParent()), m.replyTo())))
+                        remoteMounts.reachableFrom(m.path()), m.replyTo())))
                 .onMessage(Write.class, this::write)
                 .onMessage(Fsync.class, this::fsync)
                 .onMessage(Stat.class, m -> issue(new FileOps.Stat(m.path(), m.replyTo())))
