@@ -19,9 +19,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * faccessat2), all but a statx of an open descriptor (AT_EMPTY_PATH), which looks nothing up. A seccomp filter
  * fails them with EPERM. Installed on a ring's thread, it proves that nothing that thread runs looks up a path to
  * stat it: Java's {@code Files} checks fail there, while io_uring's STATX still works (a kernel worker runs it, and
- * no system call of the thread's is involved), and so does the stat of a file the thread has just opened. Other threads are not affected, but
- * a thread that a filtered thread starts inherits the filter: start the threads of a pool that it hands work to
- * first ({@link #startThreads}), or that pool's stats fail too.
+ * no system call of the thread's is involved), and so does the stat of a file the thread has just opened. Other
+ * threads are not affected, but a thread that a filtered thread starts inherits the filter: start the threads of a
+ * pool that it hands work to first ({@link #startThreads}), or that pool's stats fail too.
  *
  * <p>A class loaded afterwards from a directory of the class path would be looked up with stat on that thread,
  * and not be found, and the JVM remembers such a failure for good: so the project's classes in directories (this

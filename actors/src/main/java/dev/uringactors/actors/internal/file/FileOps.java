@@ -116,6 +116,11 @@ public final class FileOps {
             return lease.address() + extra;
         }
 
+        /** {@code length} bytes of the room after the path from {@code offset} in it, little-endian as the kernel's. */
+        ByteBuffer extraBytes(int offset, int length) {
+            return lease.buffer().asByteBuffer().slice(extra + offset, length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+
         @Override
         protected String target() {
             return path.toString();
@@ -125,8 +130,9 @@ public final class FileOps {
     /**
      * OPENAT of a path, or OPENAT2 of a path that must stay beneath an open directory (then an {@code open_how}
      * after the path holds the flags and RESOLVE_BENEATH), answered with what {@code answerAs} makes of the new
-     * file's handle and the room kept after those for its stat ({@code statRoom}, or null). With somewhere to go on to, a successful open is not answered here but handed on: to a
-     * {@link DirectOpen}, which finds the file's ring, or to a STATX of the file.
+     * file's handle and the room kept after those for its stat ({@code statRoom}, or null). With somewhere to go
+     * on to, a successful open is not answered here but handed on: to a {@link DirectOpen}, which finds the
+     * file's ring, or to a STATX of the file.
      */
     static final class Open<T> extends PathOp<T> {
         private static final int MODE = 0644;
@@ -237,9 +243,9 @@ public final class FileOps {
             if (goesOn != null) {
                 return null;
             }
-            int room = extra + (beneath ? OpenHow.SIZE : 0);
-            return answerAs.apply(opened, statRoom ? new StatRoom(lease.address() + room,
-                    lease.buffer().asByteBuffer().slice(room, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN)) : null);
+            int room = beneath ? OpenHow.SIZE : 0;
+            return answerAs.apply(opened, statRoom
+                    ? new StatRoom(extraAddress() + room, extraBytes(room, Statx.SIZE)) : null);
         }
 
         @Override
@@ -383,8 +389,7 @@ public final class FileOps {
 
         /** The stat is in the room after the path: the array for the whole file, then the reads. */
         private void sized() {
-            FileStat stat = FileStat.from(lease.buffer().asByteBuffer().slice(extra, Statx.SIZE)
-                    .order(ByteOrder.LITTLE_ENDIAN));
+            FileStat stat = FileStat.from(extraBytes(0, Statx.SIZE));
             if (stat.isDirectory()) { // as its read would say, whatever size the file system gives a directory
                 throw UringException.ofResult(Opcode.READ, -Errno.EISDIR, target(), 0);
             }
@@ -649,7 +654,7 @@ public final class FileOps {
 
         /** The {@code struct statx} the kernel wrote. */
         ByteBuffer statx() {
-            return lease.buffer().asByteBuffer().slice(extra, Statx.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            return extraBytes(0, Statx.SIZE);
         }
     }
 
