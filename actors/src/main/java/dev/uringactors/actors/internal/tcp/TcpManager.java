@@ -19,6 +19,7 @@ public final class TcpManager implements Extension {
 
     private TcpManager(ActorSystem<?> system) {
         this.manager = system.systemActorOf(IoBackends.get(system).tcpManager(), "uring-tcp", Props.empty());
+        system.systemActorOf(UndeliveredFiles.create(), "uring-tcp-undelivered-files", Props.empty());
     }
 
     /** The TCP manager of {@code system}, started on first use. */

@@ -183,7 +183,7 @@ class WriteFileTest {
     }
 
     @Test
-    void aFileGivenToTheConnectionIsClosedWhetherSentRefusedOrLeftUnsent() throws Exception {
+    void aFileGivenToTheConnectionIsClosedWhetherSentRefusedLeftUnsentOrTooLate() throws Exception {
         Path path = Files.write(tmp.resolve("given"), new byte[3 * CHUNK]);
         Client client = connect();
         TestProbe<Event> handler = client.handler();
@@ -204,8 +204,12 @@ class WriteFileTest {
             c.connection().tell(new WriteFile(ByteString.emptyByteString(), unsent, 0, 3 * CHUNK, true, null));
             c.connection().tell(CloseCommand.ABORT);
             handler.expectMessageClass(TcpProtocol.Aborted.class, Duration.ofSeconds(10));
+            // Sent by a handler not yet told that its connection has stopped: it reaches no one, and is closed.
+            FileHandle late = open(path);
+            testKit.createTestProbe().expectTerminated(c.connection(), Duration.ofSeconds(10));
+            c.connection().tell(new WriteFile(ByteString.emptyByteString(), late, 0, 3 * CHUNK, true, null));
         }
-        before.assertNoneNew("the three files closed");
+        before.assertNoneNew("the four files closed");
     }
 
     @Test
